@@ -1,0 +1,20 @@
+# Sourced by .ci/test and .ci/main: a virtual environment with the package installed (created or reused),
+# DPTIE_ASSETS defaulting to ../shared/assets, and the Jupyter kernel papermill runs ("python3").
+set -euo pipefail
+ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+cd "$ROOT"
+if [ -z "${DPTIE_ASSETS:-}" ] && [ -d "$ROOT/../shared/assets" ]; then
+  export DPTIE_ASSETS=$(cd "$ROOT/../shared/assets" && pwd)
+fi
+VENV=${DPTIE_VENV:-$ROOT/.venv}
+[ -x "$VENV/bin/python" ] || python3 -m venv "$VENV"
+want=$(cat setup.py settings.ini | sha1sum | cut -c1-40)
+if [ "$(cat "$VENV/.dptie-installed" 2>/dev/null)" != "$want" ]; then
+  echo "dptie: installing into $VENV (torch 2.13.0 CPU, transformers, opacus, nbdev, papermill, ...)"
+  "$VENV/bin/python" -m pip install -q --upgrade pip
+  "$VENV/bin/python" -m pip install -q -e ".[dev]"
+  "$VENV/bin/python" -m ipykernel install --sys-prefix --name python3 >/dev/null
+  echo "$want" > "$VENV/.dptie-installed"
+fi
+export PATH="$VENV/bin:$PATH"
+export PYTHONUNBUFFERED=1 MPLBACKEND=Agg TOKENIZERS_PARALLELISM=false
