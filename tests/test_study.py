@@ -1,0 +1,43 @@
+"""The study end to end, as CI runs it: the `smoke` preset through papermill, then the report, from the console command."""
+import json, os, subprocess, sys
+from pathlib import Path
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+needs_assets = pytest.mark.skipif(not os.environ.get("DPTIE_ASSETS"), reason="needs DPTIE_ASSETS")
+
+def dptie(*args, cwd):
+    exe = Path(sys.executable).with_name("dptie")
+    return subprocess.run([str(exe), *args], cwd=cwd, capture_output=True, text=True, timeout=1800)
+
+@needs_assets
+def test_smoke_sweep_and_report(tmp_path):
+    r = dptie("sweep", "--preset", "smoke", "--jobs", "2", "--out", str(tmp_path), cwd=ROOT)
+    assert r.returncode == 0, r.stdout + r.stderr
+    runs = sorted((tmp_path/"runs").iterdir())
+    assert len(runs) == 7, [p.name for p in runs]
+    for run in runs:
+        m = json.loads((run/"metrics.json").read_text())
+        assert m["status"] == "ok", (run.name, m.get("error"))
+        assert (run/"experiment.ipynb").exists()
+        if m["config"]["epsilon"] is not None:
+            assert m["privacy"]["epsilon_prv"] <= m["config"]["epsilon"] + 1e-9, run.name
+    assert {json.loads((r_/"metrics.json").read_text())["config"]["task"] for r_ in runs} == {"sst2", "qnli", "qqp"}
+    # a second sweep finds everything done
+    r2 = dptie("sweep", "--preset", "smoke", "--out", str(tmp_path), cwd=ROOT)
+    assert "7 already done, 0 to run" in r2.stdout, r2.stdout
+    # a corrupt metrics file is skipped by the report, with its reason
+    bad = tmp_path/"runs"/"broken-run"; bad.mkdir(); (bad/"metrics.json").write_text("{not json")
+    r3 = dptie("report", "--runs", str(tmp_path/"runs"), "--out", str(tmp_path), cwd=ROOT)
+    assert r3.returncode == 0, r3.stdout + r3.stderr
+    html = (tmp_path/"report.html").read_text()
+    assert "broken-run" in html and (tmp_path/"report.md").exists()
+    assert list((tmp_path/"figures").glob("*.png"))
+
+def test_unknown_preset_is_a_clear_error(tmp_path):
+    r = dptie("sweep", "--preset", "nope", "--out", str(tmp_path), cwd=ROOT)
+    assert r.returncode != 0 and "unknown preset 'nope'" in r.stderr, r.stderr[-2000:]
+
+def test_bad_epsilon_is_a_clear_error(tmp_path):
+    r = dptie("train", "--epsilon", "0", "--out", str(tmp_path), cwd=ROOT)
+    assert r.returncode != 0 and "epsilon=0.0: a target ε must be a positive finite number" in r.stderr, r.stderr[-2000:]
