@@ -22,9 +22,10 @@ __all__ = ['IGNORED_KEYS', 'NONPRIVATE_IGNORED', 'TASK_ORDER', 'GLUE_TRAIN_ROWS'
            'load_bench', 'bench_table', 'plot_bench', 'norms_table', 'plot_norms', 'accountant_table',
            'plot_accountants', 'fake_bench', 'find_paper', 'load_paper', 'paper_table', 'gap_table',
            'paper_memory_table', 'runs_table', 'environment_table', 'skipped_table', 'accuracy_conclusions',
-           'memory_conclusions', 'norm_conclusions', 'privacy_conclusions', 'caveats', 'conclusions', 'results_table',
-           'norms_summary', 'paper_steps', 'differences', 'overview', 'paper_status', 'md_table', 'Table', 'md',
-           'show_table', 'show', 'run_summary', 'study_dir', 'export_notebook', 'render_report', 'main']
+           'loss_conclusions', 'memory_conclusions', 'norm_conclusions', 'privacy_conclusions', 'caveats',
+           'conclusions', 'results_table', 'norms_summary', 'paper_steps', 'differences', 'overview', 'paper_status',
+           'md_table', 'Table', 'md', 'show_table', 'show', 'run_summary', 'study_dir', 'export_notebook',
+           'render_report', 'main']
 
 # %% ../nbs/09_report.ipynb #5f5f849f
 def _run_id(task, model, regime, tying, epsilon, seed, engine="dptie", tag=""):
@@ -305,7 +306,7 @@ def t_interval(x, # the sample (NaN and None are dropped)
     h = float(stats.t.ppf((1 + level) / 2, len(x) - 1) * x.std(ddof=1) / math.sqrt(len(x)))
     return m, m - h, m + h
 
-# %% ../nbs/09_report.ipynb #cecce365
+# %% ../nbs/09_report.ipynb #094b4eef
 def signed(x, nd:int=1) -> str:
     "A signed number with a true minus sign: '+1.2', '−0.8', and '0.0' for what rounds to zero."
     if x is None or not np.isfinite(x): return "–"
@@ -325,14 +326,14 @@ def pct(x, signed:bool=False) -> str:
     t = f"{v:{f}.1f}" if abs(v) >= 0.05 or v == 0 else f"{v:{f}.2g}"
     return t.replace("-", "−") + "%"
 
-def verdict(lo, hi, n) -> str:
-    "What a 95% interval of untied − tied says."
+def verdict(lo, hi, n, higher_better:bool=True) -> str:
+    "What a 95% interval of untied − tied says (of a loss, when not `higher_better`)."
     if n < 2 or not np.isfinite(lo): return "one seed, no interval: no conclusion"
-    if lo > 0: return "untied better (the interval excludes 0)"
-    if hi < 0: return "tied better (the interval excludes 0)"
+    if lo > 0: return f"{'untied' if higher_better else 'tied'} better (the interval excludes 0)"
+    if hi < 0: return f"{'tied' if higher_better else 'untied'} better (the interval excludes 0)"
     return "not significant"
 
-# %% ../nbs/09_report.ipynb #d92f16e2
+# %% ../nbs/09_report.ipynb #917fb5c6
 PANEL_KEYS = ("task", "model", "regime")
 
 def _variant_labels(df:pd.DataFrame, fixed=PANEL_KEYS) -> pd.Series:
@@ -372,13 +373,15 @@ DIFF_COLUMNS = ["task", "model", "regime", "epsilon", "eps_label", "arm", "varia
 
 def paired_diffs(df:pd.DataFrame, # runs from `load_runs`
                  level:float=0.95, # confidence level
+                 metric:str="acc", # the column compared: "acc" (points) or "dev_loss"
                 ) -> pd.DataFrame:
     "Untied − tied accuracy (points) per setting, paired by seed: mean, t-interval, p-value and the seeds used."
     out = []
     for setting, g in with_variants(df).groupby("setting", sort=False):
-        tied = g[g.arm == "tied"].set_index("seed").acc
+        g = g[pd.to_numeric(g[metric], errors="coerce").notna()]
+        tied = g[g.arm == "tied"].set_index("seed")[metric].astype(float)
         for arm in [a for a in dict.fromkeys(g.arm) if a != "tied"]:
-            u = g[g.arm == arm].set_index("seed").acc
+            u = g[g.arm == arm].set_index("seed")[metric].astype(float)
             common = sorted(set(tied.index) & set(u.index))
             if not common: continue
             d = (u[common] - tied[common]).to_numpy(float)
@@ -901,7 +904,7 @@ def skipped_table(skipped:list[dict]) -> pd.DataFrame:
     "The files that were not used, with the reason."
     return pd.DataFrame(skipped, columns=["run_id", "reason", "path"])
 
-# %% ../nbs/09_report.ipynb #3a80f88a
+# %% ../nbs/09_report.ipynb #759b891f
 def accuracy_conclusions(runs:pd.DataFrame, paper:dict|None=None) -> str:
     "One line per setting: untied − tied with its interval, seeds and verdict, beside the paper's gap."
     if not len(runs): return "No finished runs: nothing to conclude about accuracy."
@@ -924,6 +927,18 @@ def accuracy_conclusions(runs:pd.DataFrame, paper:dict|None=None) -> str:
             + (f" ({', '.join(sorted(set(('untied' if r['diff'] > 0 else 'tied') + ' better on ' + r.task + ' ε=' + r.eps_label for _, r in sig.iterrows())))})" if len(sig) else "")
             + ".")
     return head + "\n\n" + "\n".join(lines)
+
+def loss_conclusions(runs:pd.DataFrame) -> str:
+    "One line per setting: untied − tied dev loss (the label token's cross-entropy), paired by seed; it separates arms that accuracy at chance cannot."
+    D = paired_diffs(runs, metric="dev_loss") if len(runs) else pd.DataFrame(columns=DIFF_COLUMNS)
+    if not len(D): return "No paired runs with a dev loss."
+    lines = [f"- {d.task}, {'ε=' + d.eps_label if d.eps_label != 'non-private' else 'non-private'} ({d.model}, {d.regime}"
+             + (f", {d.variant}" if d.variant else "") + f"): {d.arm} − tied = {signed(d['diff'], 3)} nats (95% CI "
+             f"{ci_text(d.lo, d.hi, 3)}, {d.n} seed{'s' * (d.n != 1)}; tied {d.tied:.3f}, {d.arm} {d.untied:.3f}): "
+             f"{verdict(d.lo, d.hi, d.n, higher_better=False)}." for _, d in D.iterrows()]
+    sig = D[(D.lo > 0) | (D.hi < 0)]
+    return (f"Dev loss (lower is better), paired: {len(D)} comparison{'s' * (len(D) != 1)}, {len(sig)} with an interval that "
+            f"excludes 0.\n\n" + "\n".join(lines))
 
 def _span(v, fmt="{:.2f}", pct=False) -> str:
     "The range of finite values as 'lo–hi' (one value when they agree to the format), in % when `pct`."
@@ -1025,7 +1040,7 @@ def conclusions(runs:pd.DataFrame, bench:pd.DataFrame|None=None, paper:dict|None
     "The report's answers, one section per question, as Markdown."
     bench = bench if bench is not None else pd.DataFrame(columns=["shape", "mode", "status"])
     return "\n\n".join([
-        "**Does untied beat tied under DP-SGD?**\n\n" + accuracy_conclusions(runs, paper),
+        "**Does untied beat tied under DP-SGD?**\n\n" + accuracy_conclusions(runs, paper) + "\n\n" + loss_conclusions(runs),
         "**Does untying still buy memory once tied models can be ghost-clipped exactly?**\n\n" + memory_conclusions(bench, paper),
         "**How big is the tied cross term?**\n\n" + norm_conclusions(runs),
         "**What ε did the runs spend?**\n\n" + privacy_conclusions(runs),

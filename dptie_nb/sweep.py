@@ -13,9 +13,10 @@ from .files import atomic_write_json
 from .train import RunConfig
 
 # %% auto #0
-__all__ = ['STUDY', 'load_presets', 'expand', 'template_path', 'check_parameters', 'run_status', 'run_one', 'run_sweep', 'main']
+__all__ = ['STUDY', 'NEUTRAL', 'load_presets', 'expand', 'template_path', 'check_parameters', 'run_status', 'stale_fields',
+           'run_one', 'run_sweep', 'main']
 
-# %% ../nbs/08_sweep.ipynb #4c53fc16
+# %% ../nbs/08_sweep.ipynb #9dd65e9b
 import dptie_nb
 STUDY = Path(dptie_nb.__file__).resolve().parents[1]/"nbs"/"study"  # templates and presets, in the repository
 
@@ -26,6 +27,8 @@ def load_presets(path:str|Path|None=None) -> dict:
     try: return tomllib.loads(path.read_text())
     except tomllib.TOMLDecodeError as e: raise ValueError(f"{path} is not valid TOML: {e}") from None
 
+_DEFAULTS = asdict(RunConfig())
+
 def _value(k, v):
     if k == "epsilon" and isinstance(v, str):
         if v.lower() in ("none", "nonprivate", "inf"): return None
@@ -35,7 +38,7 @@ def _value(k, v):
 def expand(name:str, # preset name
            presets:dict|None=None, # presets (default: nbs/study/presets.toml)
           ) -> list[RunConfig]:
-    "The runs of a preset: base settings, crossed with the grid (and the variants), plus any extra runs."
+    "The runs of a preset: base settings, crossed with the grid (and the variants), plus any extra runs; then its `when` rules."
     presets = presets if presets is not None else load_presets()
     if name not in presets: raise ValueError(f"unknown preset {name!r}; presets: {sorted(presets)}")
     p = presets[name]
@@ -45,14 +48,20 @@ def expand(name:str, # preset name
     cells = [dict(zip(grid, vals)) for vals in itertools.product(*grid.values())] if grid else []
     variants = p.get("variants") or [{}]
     runs = [{**base, **var, **cell} for var in variants for cell in cells] + [{**base, **e} for e in p.get("extra", [])]
-    cfgs = [RunConfig.from_dict({"tag": name, **{k: _value(k, v) for k, v in r.items()}}) for r in runs]
+    runs = [{k: _value(k, v) for k, v in r.items()} for r in runs]
+    for rule in p.get("when", []):
+        if set(rule) != {"if", "set"}: raise ValueError(f"preset {name!r}: a `when` rule needs exactly the keys 'if' and 'set', got {sorted(rule)}")
+        cond = {k: _value(k, v) for k, v in rule["if"].items()}
+        for r in runs:
+            if all(r.get(k, _DEFAULTS.get(k)) == v for k, v in cond.items()): r.update({k: _value(k, v) for k, v in rule["set"].items()})
+    cfgs = [RunConfig.from_dict({"tag": name, **r}) for r in runs]
     if not cfgs: raise ValueError(f"preset {name!r} has no runs: its grid is empty")
     ids = [c.run_id() for c in cfgs]
     dup = sorted({i for i in ids if ids.count(i) > 1})
     if dup: raise ValueError(f"preset {name!r} gives several runs the same name {dup[:3]}: make the grid's settings differ in the name")
     return cfgs
 
-# %% ../nbs/08_sweep.ipynb #e5cc6859
+# %% ../nbs/08_sweep.ipynb #5706d4ec
 def template_path(name:str="experiment") -> Path:
     "A papermill template under nbs/study/."
     p = STUDY/f"{name}.ipynb"
@@ -74,6 +83,16 @@ def run_status(run_dir:Path) -> str:
         try: return "ok" if json.loads(mf.read_text()).get("status") == "ok" else "partial"
         except (json.JSONDecodeError, OSError): return "partial"
     return "failed" if (run_dir/"failed.json").exists() else "missing"
+
+#: settings that do not change a run's result, so a finished run made with other values still counts as done
+NEUTRAL = ("num_threads", "checkpoint_every", "log_every")
+
+def stale_fields(run_dir:Path, cfg:RunConfig) -> list[str]:
+    "The settings in which the finished run in `run_dir` differs from `cfg` (empty when it matches)."
+    done = json.loads((run_dir/"metrics.json").read_text()).get("config", {})
+    want = asdict(cfg)
+    done = asdict(RunConfig.from_dict({k: v for k, v in done.items() if k in want}))  # older runs lack newer fields
+    return [f"{k}: {done[k]!r} (run) vs {want[k]!r} (preset)" for k in want if k not in NEUTRAL and done[k] != want[k]]
 
 def run_one(cfg:RunConfig, # the run
             out:str|Path="reports", # the runs go to out/runs/<run-id>/
@@ -100,7 +119,7 @@ def run_one(cfg:RunConfig, # the run
     m = json.loads((run_dir/"metrics.json").read_text())
     return dict(run_id=cfg.run_id(), status=m["status"], dev_acc=m.get("final", {}).get("dev_acc"), seconds=time.time() - t0)
 
-# %% ../nbs/08_sweep.ipynb #c41aef34
+# %% ../nbs/08_sweep.ipynb #29284b30
 def run_sweep(preset:str, # preset name
               jobs:int=1, # notebooks run at the same time
               out:str|Path="reports", # the runs go to out/runs/
@@ -117,7 +136,14 @@ def run_sweep(preset:str, # preset name
     threads = max(1, (os.cpu_count() or 1) // jobs)
     for c in cfgs:
         if not c.num_threads: c.num_threads = threads
-    todo = [c for c in cfgs if run_status(Path(out)/"runs"/c.run_id()) != "ok"]
+    status = {c.run_id(): run_status(out/"runs"/c.run_id()) for c in cfgs}
+    stale = {c.run_id(): d for c in cfgs if status[c.run_id()] == "ok" and (d := stale_fields(out/"runs"/c.run_id(), c))}
+    if stale:
+        rid, d = next(iter(stale.items()))
+        raise ValueError(f"preset {preset!r}: {len(stale)} finished run(s) in {out/'runs'} were made with other settings, "
+                         f"e.g. {rid}: {'; '.join(d[:4])}. Move or delete those run folders to rerun them with the preset's "
+                         f"settings, or pass another --out.")
+    todo = [c for c in cfgs if status[c.run_id()] != "ok"]
     log(f"dptie sweep {preset}: {len(cfgs)} runs, {len(cfgs) - len(todo)} already done, {len(todo)} to run, {jobs} at a time -> {Path(out)/'runs'}")
     results, t0 = [], time.time()
     with ThreadPoolExecutor(max_workers=jobs) as ex:
@@ -139,11 +165,14 @@ def main(argv=None):
     ap.add_argument("--out", default="reports", help="results go to OUT/runs/<run-id>/")
     ap.add_argument("--only", default=None, help="run only the runs whose name contains this")
     ap.add_argument("--presets", default=None, help="another presets TOML file")
-    ap.add_argument("--list", action="store_true", help="list the preset's runs and their status, run nothing")
+    ap.add_argument("--list", action="store_true", help="list the preset's runs and their status (ok, stale: made with other settings, partial, failed, missing), run nothing")
     a = ap.parse_args(argv)
     presets = load_presets(a.presets)
     if a.list:
-        for c in expand(a.preset, presets): print(f"{run_status(Path(a.out)/'runs'/c.run_id()):8s} {c.run_id()}")
+        for c in expand(a.preset, presets):
+            rd = Path(a.out)/"runs"/c.run_id()
+            st = run_status(rd)
+            print(f"{'stale' if st == 'ok' and stale_fields(rd, c) else st:8s} {c.run_id()}")
         return 0
     res = run_sweep(a.preset, a.jobs, a.out, presets, a.only)
     return 1 if any(r["status"] == "failed" for r in res) else 0
