@@ -333,7 +333,7 @@ def verdict(lo, hi, n, higher_better:bool=True) -> str:
     if hi < 0: return f"{'tied' if higher_better else 'untied'} better (the interval excludes 0)"
     return "not significant"
 
-# %% ../nbs/09_report.ipynb #917fb5c6
+# %% ../nbs/09_report.ipynb #436e9ff9
 PANEL_KEYS = ("task", "model", "regime")
 
 def _variant_labels(df:pd.DataFrame, fixed=PANEL_KEYS) -> pd.Series:
@@ -357,15 +357,19 @@ SUMMARY_COLUMNS = ["task", "model", "regime", "epsilon", "eps_label", "arm", "va
 
 def summarise(df:pd.DataFrame, # runs from `load_runs`
               level:float=0.95, # confidence level
+              metric:str="acc", # the column summarised: "acc" (points) or "dev_loss"
              ) -> pd.DataFrame:
     "Dev accuracy (points) per setting and arm: n seeds, mean, sd and the t-interval of the mean."
     out = []
     for (setting, arm), g in with_variants(df).groupby(["setting", "arm"], sort=False):
-        m, lo, hi = t_interval(g.acc, level)
+        v = pd.to_numeric(g[metric], errors="coerce")
+        g, v = g[v.notna()], v[v.notna()].astype(float)
+        if not len(g): continue
+        m, lo, hi = t_interval(v, level)
         r = g.iloc[0]
         out.append(dict(task=r.task, model=r.model, regime=r.regime, epsilon=r.epsilon, eps_label=r.eps_label, arm=arm,
                         variant=r.variant, setting=setting, n=len(g), seeds=sorted(int(s) for s in g.seed), mean=m,
-                        sd=float(g.acc.std(ddof=1)) if len(g) > 1 else math.nan, lo=lo, hi=hi, chance=float(g.chance.mean())))
+                        sd=float(v.std(ddof=1)) if len(g) > 1 else math.nan, lo=lo, hi=hi, chance=float(g.chance.mean())))
     return pd.DataFrame(out, columns=SUMMARY_COLUMNS)
 
 DIFF_COLUMNS = ["task", "model", "regime", "epsilon", "eps_label", "arm", "variant", "setting", "n", "seeds",
@@ -500,7 +504,7 @@ def plot_run(m:dict, # one run's metrics (from `train` or a metrics.json)
     fig.suptitle(f"{m.get('run_id', '?')} [{m.get('status', '?')}]{acc}", fontsize=11)
     return _save(fig, save)
 
-# %% ../nbs/09_report.ipynb #a2785127
+# %% ../nbs/09_report.ipynb #2926bfcb
 def _task_order(tasks):
     o = {t: i for i, t in enumerate(TASK_ORDER)}
     return sorted(dict.fromkeys(tasks), key=lambda t: (o.get(t, len(o)), t))
@@ -530,10 +534,14 @@ def paper_gaps(paper:dict|None) -> pd.DataFrame:
 def plot_accuracy(runs:pd.DataFrame, # runs from `load_runs`
                   paper:dict|None=None, # the seed paper's numbers (`load_paper`), for its gaps
                   save:str|Path|None=None, # also write the figure here as PNG
+                  metric:str="acc", # "acc" (dev accuracy, points) or "dev_loss" (the label token's cross-entropy)
                  ) -> Figure|None:
-    "Dev accuracy against ε, tied and untied, with t-intervals over seeds; below, the paired untied − tied."
+    "Dev accuracy (or loss) against ε, tied and untied, with t-intervals over seeds; below, the paired untied − tied."
     if not len(runs): return None
-    S, D, G = summarise(runs), paired_diffs(runs), paper_gaps(paper)
+    acc = metric == "acc"
+    S, D = summarise(runs, metric=metric), paired_diffs(runs, metric=metric)
+    G = paper_gaps(paper if acc else None)
+    if not len(S): return None
     tasks = _task_order(runs.task)
     groups = list(dict.fromkeys(zip(runs.model, runs.regime)))
     fig = _new_fig(4.4 * len(tasks) + 0.5, 5.6 * len(groups))
@@ -555,10 +563,10 @@ def plot_accuracy(runs:pd.DataFrame, # runs from `load_runs`
                            label=arm + (f" ({var})" if var else ""))
                 fin = (k.eps_label != "non-private").to_numpy()
                 if fin.sum() > 1: a.plot(x[fin], k["mean"].to_numpy()[fin], "-", c=_color(arm, si), lw=1)  # no line to non-private
-            ch = s.chance.dropna()
+            ch = s.chance.dropna() if acc else []
             if len(ch): a.axhline(ch.mean(), c="0.5", ls=":", lw=1, label="majority class")
             a.set_xticks(list(pos.values()), [("ε=" + l if l != "non-private" else l) for l in pos])
-            a.set(title=f"{task}: {model}, {regime}", ylabel="dev accuracy (%)")
+            a.set(title=f"{task}: {model}, {regime}", ylabel="dev accuracy (%)" if acc else "dev loss (nats)")
             a.legend(fontsize=7)
             dseries = list(dict.fromkeys(zip(dd.arm, dd.variant)))
             for si, (arm, var) in enumerate(dseries):
@@ -573,7 +581,7 @@ def plot_accuracy(runs:pd.DataFrame, # runs from `load_runs`
                 if len(gg): b.plot([pos[l] + 0.2 for l in gg.eps_label], gg.gap, mk, c="0.35", ms=8, label=f"paper: {pm_}")
             b.axhline(0, c="k", lw=0.7)
             b.set_xticks(list(pos.values()), [("ε=" + l if l != "non-private" else l) for l in pos])
-            b.set(ylabel="untied − tied (points)")
+            b.set(ylabel="untied − tied (points)" if acc else "untied − tied (nats)")
             if len(dd) or len(g): b.legend(fontsize=7)
             else: _empty(b, "no tied/untied pairs")
     return _save(fig, save)
@@ -904,7 +912,7 @@ def skipped_table(skipped:list[dict]) -> pd.DataFrame:
     "The files that were not used, with the reason."
     return pd.DataFrame(skipped, columns=["run_id", "reason", "path"])
 
-# %% ../nbs/09_report.ipynb #759b891f
+# %% ../nbs/09_report.ipynb #36be6a85
 def accuracy_conclusions(runs:pd.DataFrame, paper:dict|None=None) -> str:
     "One line per setting: untied − tied with its interval, seeds and verdict, beside the paper's gap."
     if not len(runs): return "No finished runs: nothing to conclude about accuracy."
@@ -969,7 +977,7 @@ def memory_conclusions(bench:pd.DataFrame, paper:dict|None=None) -> str:
             for key, a, b in (("t/pe", t, pe), ("gu/pe", gu, pe), ("t/gu", t, gu), ("t/du", t, du), ("tt/pet", tt, pet), ("tt/gut", tt, gut), ("tt/np", tt, npt)):
                 ratio[key].append(a / b if b else math.nan)
             Bs.append(int(B))
-            failed += [f"{MODE_LABELS.get(r['mode'], r['mode'])} at B={int(B)} ({_status_text(r)})" for _, r in k[k.status != "ok"].iterrows()]
+            failed += [(_status_text(r), f"{MODE_LABELS.get(r['mode'], r['mode'])} at B={int(B)}") for _, r in k[k.status != "ok"].iterrows()]
         parts = []
         if any(np.isfinite(ratio["t/pe"])):
             parts.append(f"exact ghost clipping of the tied model used {_span([1 - x for x in ratio['t/pe']], '{:.0f}', pct=True)} less peak memory than per-example clipping of it"
@@ -981,7 +989,10 @@ def memory_conclusions(bench:pd.DataFrame, paper:dict|None=None) -> str:
         if any(np.isfinite(ratio["tt/gut"])): parts.append(f"{_span(ratio['tt/gut'])}× untied ghost clipping")
         if any(np.isfinite(ratio["tt/np"])): parts.append(f"{_span(ratio['tt/np'])}× a non-private step")
         s = f"- {panel}, B = {', '.join(map(str, Bs))}: " + ("; ".join(parts) if parts else "no comparable modes") + "."
-        if failed: s += " Did not run: " + "; ".join(failed) + "."
+        why = {}
+        for st, what in failed: why.setdefault(st, []).append(what)
+        if why: s += " Did not run: " + "; ".join(f"{len(v)} configurations ({st})" if len(v) > 3 else f"{', '.join(v)} ({st})"
+                                                for st, v in why.items()) + "."
         lines.append(s)
     return "\n".join(lines) + ("\n\n" + ptxt if ptxt else "")
 
@@ -1031,7 +1042,10 @@ def caveats(runs:pd.DataFrame, skipped:list[dict]|None=None, paper:dict|None=Non
     if (runs.regime == "random").any() or (runs.pretrained == False).any():
         out.append("- Runs in the random-init regime (or with a model that had no pretrained weights) answer a different question from the paper's fine-tuning of pretrained models.")
     near = S[(S["mean"] - S.chance).abs() < 5]
-    if len(near): out.append(f"- {len(near)} of {len(S)} arms are within 5 points of the majority class: there the comparison says little about tying.")
+    if len(near):
+        np_, npn = (near.eps_label == "non-private").sum(), (S.eps_label == "non-private").sum()
+        out.append(f"- {len(near)} of {len(S)} arms are within 5 points of the majority class ({len(near) - np_} of {len(S) - npn} DP arms, "
+                   f"{np_} of {npn} non-private): there accuracy says little about tying; the paired dev loss still ranks the arms.")
     if skipped: out.append(f"- {len(skipped)} run file(s) skipped (listed in (f)): the grid is incomplete.")
     if "cuda" not in set(runs.device.dropna()): out.append("- All runs on CPU: memory figures are process RSS, not GPU memory as in the paper.")
     return "\n".join(out) if out else "- None found in the metadata."
