@@ -333,7 +333,7 @@ def verdict(lo, hi, n, higher_better:bool=True) -> str:
     if hi < 0: return f"{'tied' if higher_better else 'untied'} better (the interval excludes 0)"
     return "not significant"
 
-# %% ../nbs/09_report.ipynb #436e9ff9
+# %% ../nbs/09_report.ipynb #bfdf0261
 PANEL_KEYS = ("task", "model", "regime")
 
 def _variant_labels(df:pd.DataFrame, fixed=PANEL_KEYS) -> pd.Series:
@@ -347,9 +347,9 @@ def _variant_labels(df:pd.DataFrame, fixed=PANEL_KEYS) -> pd.Series:
                      index=df.index, dtype=object)
 
 def with_variants(df:pd.DataFrame, fixed=PANEL_KEYS) -> pd.DataFrame:
-    "`df` with a `variant` column: what else differs between runs of the same task, model and regime."
+    "`df` with a `variant` column: what else differs between runs of the same task, model, regime and ε."
     df = df.copy(); df["variant"] = pd.Series("", index=df.index, dtype=object)
-    for _, g in df.groupby(list(fixed), sort=False, dropna=False): df.loc[g.index, "variant"] = _variant_labels(g, fixed)
+    for _, g in df.groupby([*fixed, "eps_label"], sort=False, dropna=False): df.loc[g.index, "variant"] = _variant_labels(g, fixed)
     return df
 
 SUMMARY_COLUMNS = ["task", "model", "regime", "epsilon", "eps_label", "arm", "variant", "setting", "n", "seeds",
