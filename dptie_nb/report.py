@@ -912,7 +912,7 @@ def skipped_table(skipped:list[dict]) -> pd.DataFrame:
     "The files that were not used, with the reason."
     return pd.DataFrame(skipped, columns=["run_id", "reason", "path"])
 
-# %% ../nbs/09_report.ipynb #36be6a85
+# %% ../nbs/09_report.ipynb #269127c9
 def accuracy_conclusions(runs:pd.DataFrame, paper:dict|None=None) -> str:
     "One line per setting: untied − tied with its interval, seeds and verdict, beside the paper's gap."
     if not len(runs): return "No finished runs: nothing to conclude about accuracy."
@@ -922,10 +922,14 @@ def accuracy_conclusions(runs:pd.DataFrame, paper:dict|None=None) -> str:
     for _, d in D.iterrows():
         what = f"On {d.task} at {'ε=' + d.eps_label if d.eps_label != 'non-private' else 'non-private'} ({d.model}, {d.regime}" + \
                (f", {d.variant}" if d.variant else "") + ")"
+        chance = runs.loc[runs.setting == d.setting, "chance"].mean()
+        flat = d.n > 1 and d.lo == d.hi and abs(d.tied - chance) < 0.5 and abs(d.untied - chance) < 0.5
+        v = "both arms at the majority class in every seed: nothing learned to compare" if flat else verdict(d.lo, d.hi, d.n)
         s = (f"- {what}, {d.arm} − tied = {signed(d['diff'])} points (95% CI {ci_text(d.lo, d.hi)}, {d.n} seed{'s' * (d.n != 1)}; "
-             f"tied {d.tied:.1f}, {d.arm} {d.untied:.1f}): {verdict(d.lo, d.hi, d.n)}.")
+             f"tied {d.tied:.1f}, {d.arm} {d.untied:.1f}): {v}.")
         g = G[(G.task == d.task) & (G.eps_label == d.eps_label)]
-        if len(g):
+        if len(g) and flat: s += " The paper: " + ", ".join(f"{r.model} {signed(r.gap, 2)}" for _, r in g.iterrows()) + "."
+        elif len(g):
             inside = [f"{r.model} {signed(r.gap, 2)}" + ("" if not np.isfinite(d.lo) else " (inside our interval)" if d.lo <= r.gap <= d.hi else " (outside our interval)")
                       for _, r in g.iterrows()]
             s += " The paper: " + ", ".join(inside) + "."
