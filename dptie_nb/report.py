@@ -912,7 +912,12 @@ def skipped_table(skipped:list[dict]) -> pd.DataFrame:
     "The files that were not used, with the reason."
     return pd.DataFrame(skipped, columns=["run_id", "reason", "path"])
 
-# %% ../nbs/09_report.ipynb #269127c9
+# %% ../nbs/09_report.ipynb #5bbd0a7f
+def _where(d) -> str:
+    "A paired comparison's setting in words: 'sst2 at ε=3 (dptie-mini, pretrained)'."
+    eps = "ε=" + d.eps_label if d.eps_label != "non-private" else "non-private"
+    return f"{d.task} at {eps} ({d.model}, {d.regime}" + (f", {d.variant}" if d.variant else "") + ")"
+
 def accuracy_conclusions(runs:pd.DataFrame, paper:dict|None=None) -> str:
     "One line per setting: untied − tied with its interval, seeds and verdict, beside the paper's gap."
     if not len(runs): return "No finished runs: nothing to conclude about accuracy."
@@ -920,8 +925,7 @@ def accuracy_conclusions(runs:pd.DataFrame, paper:dict|None=None) -> str:
     if not len(D): return "No setting has both a tied and an untied run with the same seed: no paired comparison."
     lines = []
     for _, d in D.iterrows():
-        what = f"On {d.task} at {'ε=' + d.eps_label if d.eps_label != 'non-private' else 'non-private'} ({d.model}, {d.regime}" + \
-               (f", {d.variant}" if d.variant else "") + ")"
+        what = f"On {_where(d)}"
         chance = runs.loc[runs.setting == d.setting, "chance"].mean()
         flat = d.n > 1 and d.lo == d.hi and abs(d.tied - chance) < 0.5 and abs(d.untied - chance) < 0.5
         v = "both arms at the majority class in every seed: nothing learned to compare" if flat else verdict(d.lo, d.hi, d.n)
@@ -944,8 +948,7 @@ def loss_conclusions(runs:pd.DataFrame) -> str:
     "One line per setting: untied − tied dev loss (the label token's cross-entropy), paired by seed; it separates arms that accuracy at chance cannot."
     D = paired_diffs(runs, metric="dev_loss") if len(runs) else pd.DataFrame(columns=DIFF_COLUMNS)
     if not len(D): return "No paired runs with a dev loss."
-    lines = [f"- {d.task}, {'ε=' + d.eps_label if d.eps_label != 'non-private' else 'non-private'} ({d.model}, {d.regime}"
-             + (f", {d.variant}" if d.variant else "") + f"): {d.arm} − tied = {signed(d['diff'], 3)} nats (95% CI "
+    lines = [f"- On {_where(d)}, {d.arm} − tied = {signed(d['diff'], 3)} nats (95% CI "
              f"{ci_text(d.lo, d.hi, 3)}, {d.n} seed{'s' * (d.n != 1)}; tied {d.tied:.3f}, {d.arm} {d.untied:.3f}): "
              f"{verdict(d.lo, d.hi, d.n, higher_better=False)}." for _, d in D.iterrows()]
     sig = D[(D.lo > 0) | (D.hi < 0)]
