@@ -13,7 +13,7 @@ from .files import atomic_write_json
 from .train import RunConfig
 
 # %% auto #0
-__all__ = ['STUDY', 'NEUTRAL', 'load_presets', 'expand', 'template_path', 'check_parameters', 'run_status', 'stale_fields',
+__all__ = ['STUDY', 'NEUTRAL', 'load_presets', 'expand', 'template_path', 'check_parameters', 'config_diff', 'run_status',
            'run_one', 'run_sweep', 'main']
 
 # %% ../nbs/08_sweep.ipynb #9dd65e9b
@@ -61,7 +61,7 @@ def expand(name:str, # preset name
     if dup: raise ValueError(f"preset {name!r} gives several runs the same name {dup[:3]}: make the grid's settings differ in the name")
     return cfgs
 
-# %% ../nbs/08_sweep.ipynb #5706d4ec
+# %% ../nbs/08_sweep.ipynb #37c6e200
 def template_path(name:str="experiment") -> Path:
     "A papermill template under nbs/study/."
     p = STUDY/f"{name}.ipynb"
@@ -76,23 +76,24 @@ def check_parameters(template:Path, params:dict):
     unknown = sorted(set(params) - declared)
     if unknown: raise ValueError(f"{template.name} does not declare parameter(s) {unknown}; it declares {sorted(declared)}")
 
-def run_status(run_dir:Path) -> str:
-    "'ok' when the run finished, 'failed', 'partial' (a metrics file that is not finished or unreadable) or 'missing'."
-    mf = run_dir/"metrics.json"
-    if mf.exists():
-        try: return "ok" if json.loads(mf.read_text()).get("status") == "ok" else "partial"
-        except (json.JSONDecodeError, OSError): return "partial"
-    return "failed" if (run_dir/"failed.json").exists() else "missing"
-
 #: settings that do not change a run's result, so a finished run made with other values still counts as done
 NEUTRAL = ("num_threads", "checkpoint_every", "log_every")
 
-def stale_fields(run_dir:Path, cfg:RunConfig) -> list[str]:
-    "The settings in which the finished run in `run_dir` differs from `cfg` (empty when it matches)."
-    done = json.loads((run_dir/"metrics.json").read_text()).get("config", {})
+def config_diff(done:dict, cfg:RunConfig) -> list[str]:
+    "The settings in which a finished run's stored config `done` differs from `cfg` (empty when it matches)."
     want = asdict(cfg)
     done = asdict(RunConfig.from_dict({k: v for k, v in done.items() if k in want}))  # older runs lack newer fields
     return [f"{k}: {done[k]!r} (run) vs {want[k]!r} (preset)" for k in want if k not in NEUTRAL and done[k] != want[k]]
+
+def run_status(run_dir:Path, cfg:RunConfig|None=None) -> str:
+    "'ok' when the run finished ('stale' when made with other settings than `cfg`), 'failed', 'partial' (a metrics file that is not finished or unreadable) or 'missing'."
+    mf = run_dir/"metrics.json"
+    if mf.exists():
+        try: m = json.loads(mf.read_text())
+        except (json.JSONDecodeError, OSError): return "partial"
+        if m.get("status") != "ok": return "partial"
+        return "stale" if cfg is not None and config_diff(m.get("config", {}), cfg) else "ok"
+    return "failed" if (run_dir/"failed.json").exists() else "missing"
 
 def run_one(cfg:RunConfig, # the run
             out:str|Path="reports", # the runs go to out/runs/<run-id>/
@@ -119,7 +120,7 @@ def run_one(cfg:RunConfig, # the run
     m = json.loads((run_dir/"metrics.json").read_text())
     return dict(run_id=cfg.run_id(), status=m["status"], dev_acc=m.get("final", {}).get("dev_acc"), seconds=time.time() - t0)
 
-# %% ../nbs/08_sweep.ipynb #29284b30
+# %% ../nbs/08_sweep.ipynb #a9c94c01
 def run_sweep(preset:str, # preset name
               jobs:int=1, # notebooks run at the same time
               out:str|Path="reports", # the runs go to out/runs/
@@ -136,13 +137,13 @@ def run_sweep(preset:str, # preset name
     threads = max(1, (os.cpu_count() or 1) // jobs)
     for c in cfgs:
         if not c.num_threads: c.num_threads = threads
-    status = {c.run_id(): run_status(out/"runs"/c.run_id()) for c in cfgs}
-    stale = {c.run_id(): d for c in cfgs if status[c.run_id()] == "ok" and (d := stale_fields(out/"runs"/c.run_id(), c))}
+    status = {c.run_id(): run_status(out/"runs"/c.run_id(), c) for c in cfgs}
+    stale = [c for c in cfgs if status[c.run_id()] == "stale"]
     if stale:
-        rid, d = next(iter(stale.items()))
+        d = config_diff(json.loads((out/"runs"/stale[0].run_id()/"metrics.json").read_text()).get("config", {}), stale[0])
         raise ValueError(f"preset {preset!r}: {len(stale)} finished run(s) in {out/'runs'} were made with other settings, "
-                         f"e.g. {rid}: {'; '.join(d[:4])}. Move or delete those run folders to rerun them with the preset's "
-                         f"settings, or pass another --out.")
+                         f"e.g. {stale[0].run_id()}: {'; '.join(d[:4])}. Move or delete those run folders to rerun them with "
+                         f"the preset's settings, or pass another --out.")
     todo = [c for c in cfgs if status[c.run_id()] != "ok"]
     log(f"dptie sweep {preset}: {len(cfgs)} runs, {len(cfgs) - len(todo)} already done, {len(todo)} to run, {jobs} at a time -> {Path(out)/'runs'}")
     results, t0 = [], time.time()
@@ -169,10 +170,7 @@ def main(argv=None):
     a = ap.parse_args(argv)
     presets = load_presets(a.presets)
     if a.list:
-        for c in expand(a.preset, presets):
-            rd = Path(a.out)/"runs"/c.run_id()
-            st = run_status(rd)
-            print(f"{'stale' if st == 'ok' and stale_fields(rd, c) else st:8s} {c.run_id()}")
+        for c in expand(a.preset, presets): print(f"{run_status(Path(a.out)/'runs'/c.run_id(), c):8s} {c.run_id()}")
         return 0
     res = run_sweep(a.preset, a.jobs, a.out, presets, a.only)
     return 1 if any(r["status"] == "failed" for r in res) else 0
