@@ -28,9 +28,11 @@ class DPOptimizer:
                  secure:bool=False,                 # draw it from generators seeded from os.urandom at every step
                  distributed:bool|None=None,        # sum the clipped sums over the ranks (None: when a process group of >1 is up)
                  **clipper_kw):                     # passed to `GhostClipper` when a model is given
-        if not (math.isfinite(noise_multiplier) and noise_multiplier >= 0):
-            raise ValueError(f"noise_multiplier must be finite and >= 0, got {noise_multiplier!r}")
-        if not (math.isfinite(expected_batch_size) and expected_batch_size > 0):
+        if isinstance(noise_multiplier, bool) or not isinstance(noise_multiplier, (int, float)) or not (
+                math.isfinite(noise_multiplier) and noise_multiplier >= 0):
+            raise ValueError(f"noise_multiplier must be a finite number >= 0 (σ), got {noise_multiplier!r}")
+        if isinstance(expected_batch_size, bool) or not isinstance(expected_batch_size, (int, float)) or not (
+                math.isfinite(expected_batch_size) and expected_batch_size > 0):
             raise ValueError(f"expected_batch_size (q·N) must be > 0, got {expected_batch_size!r}")
         if generator is not None and secure: raise ValueError("pass a generator or secure=True, not both")
         if distributed and not is_distributed():
@@ -48,10 +50,10 @@ class DPOptimizer:
         self.max_grad_norm = self.clipper.max_grad_norm
         self.generator, self.secure = generator, secure
         self.noise_source = 'secure' if secure else 'generator' if generator is not None else 'global'
-        clipped = {id(p) for p in self.clipper.params}
-        loose = [self.clipper.pnames.get(id(p), tuple(p.shape)) for p in self._params() if id(p) not in clipped]
-        if loose: raise ValueError(f"optimizer parameters not clipped by the clipper (not trainable in its model): {loose[:5]}; "
-                                   "their gradients would not be private")
+        try: self._check_same_params(ValueError)
+        except Exception:
+            if self._own: self.clipper.detach()
+            raise
         self.steps, self.examples, self.last_batch_examples, self._gens = 0, 0, None, {}
 
     def _params(self): return [p for g in self.optimizer.param_groups for p in g['params'] if p.requires_grad]
@@ -69,9 +71,24 @@ class DPOptimizer:
         return norms
 
     def zero_grad(self):
-        "Drop the gradients of the logical batch under way"
+        "Drop the gradients of the logical batch under way (every clipped parameter's, held by the optimizer or not)"
         self.optimizer.zero_grad(set_to_none=True)
+        for p in self.clipper.params: p.grad = None
         self.clipper.reset_marks(); self.examples = 0
+
+    def _check_same_params(self, err=RuntimeError):
+        "Fail unless the optimizer's trainable parameters are exactly the clipper's"
+        self.clipper._check_trainable()
+        mine, clipped = self._params(), [p for p in self.clipper.params if p.requires_grad]
+        ids, cids = {id(p) for p in mine}, {id(p) for p in clipped}
+        name = lambda p: self.clipper.pnames.get(id(p), tuple(p.shape))
+        loose = [name(p) for p in mine if id(p) not in cids]
+        if loose: raise err(f"optimizer parameters not clipped by the clipper (not trainable in its model): {loose[:5]}; "
+                            "their gradients would not be private")
+        held = [name(p) for p in clipped if id(p) not in ids]
+        if held: raise err(f"clipped parameters {held[:5]} are not in the optimizer: their clipped sums would build up across "
+                           "steps, never noised, and be released at once if the optimizer took them later. Give the "
+                           "optimizer every trainable parameter, or freeze (requires_grad_(False)) those it should not train")
 
     def state_dict(self): return self.optimizer.state_dict()
     def load_state_dict(self, sd): self.optimizer.load_state_dict(sd)
@@ -99,6 +116,7 @@ def _noise(self:DPOptimizer, p):
 def step(self:DPOptimizer, closure=None):
     "Noise the clipped sums once, divide by q·N, step the inner optimizer, zero the gradients"
     if closure is not None: raise ValueError("closures are not supported: DP-SGD takes one noisy step per logical batch")
+    self._check_same_params()
     ps = self._params()
     self.clipper.check_grads(ps)
     self._gens = {}

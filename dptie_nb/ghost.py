@@ -4,7 +4,7 @@
 
 # %% ../nbs/04_ghost.ipynb #f89aab69
 from __future__ import annotations
-import math
+import math, weakref
 from dataclasses import dataclass, field
 from collections import defaultdict
 from functools import partial
@@ -21,9 +21,10 @@ try:
 except ImportError: PreTrainedModel = Conv1D = LlamaRMSNorm = None
 
 # %% auto #0
-__all__ = ['RULES', 'Use', 'acc_dtype', 'left_gram', 'factor_inner', 'factor_grad', 'factor_sum', 'Rule', 'register_rule',
-           'linear_rule', 'conv1d_rule', 'embedding_rule', 'layer_norm_rule', 'rms_norm_rule', 'scale_rule',
-           'count_param_uses', 'GhostClipper', 'per_example_grads', 'clip_reference']
+__all__ = ['RULES', 'RHO', 'Use', 'acc_dtype', 'left_gram', 'gram_dtype', 'factor_inner', 'factor_bound', 'factor_grad',
+           'factor_sum', 'Rule', 'register_rule', 'linear_rule', 'conv1d_rule', 'embedding_rule', 'layer_norm_rule',
+           'rms_norm_rule', 'scale_rule', 'batch_norm_rule', 'count_param_uses', 'GhostClipper', 'per_example_grads',
+           'clip_reference']
 
 # %% ../nbs/04_ghost.ipynb #9a7d367a
 @dataclass
@@ -56,20 +57,36 @@ def left_gram(a:Tensor, # [B,Ta,m] dense, or [B,Ta] row indices
     return torch.bmm(a, b.transpose(1,2))
 
 # %% ../nbs/04_ghost.ipynb #9619ce41
-def factor_inner(La, Ra, Lb, Rb) -> Tensor:
-    "Per-example `<La_iᵀ Ra_i, Lb_iᵀ Rb_i>` as `<La Lbᵀ, Ra Rbᵀ>_F`, [B], in at least float32"
-    dt = acc_dtype(Ra.dtype)
-    up = lambda t: t.to(dt) if t.is_floating_point() else t
-    gl, gr = left_gram(up(La), up(Lb)), torch.bmm(up(Ra), up(Rb).transpose(1,2))
-    if gl.dtype == torch.bool: return gr.masked_fill(~gl, 0).sum((1,2))
-    return (gl * gr).sum((1,2))
+def gram_dtype(device) -> torch.dtype:
+    "Dtype of Gram products and squared norms: float64 (float32 on MPS, which has no float64)"
+    return torch.float32 if torch.device(device).type == 'mps' else torch.float64
 
-def factor_grad(L, R, m:int) -> Tensor:
-    "Per-example gradients `L_iᵀ R_i`, [B,m,n] (`m` rows for a one-hot `L`)"
+_CHUNK_BYTES = 2**27  # `factor_inner` upcasts this many bytes of factors at a time
+
+def factor_inner(La, Ra, Lb, Rb) -> Tensor:
+    "Per-example `<La_iᵀ Ra_i, Lb_iᵀ Rb_i>` as `<La Lbᵀ, Ra Rbᵀ>_F`, [B]; every product and sum in float64"
+    dt, B = gram_dtype(Ra.device), Ra.shape[0]
+    row = sum(t[0].numel() for t in (La, Ra, Lb, Rb) if t.is_floating_point()) if B else 1
+    step, out = max(1, _CHUNK_BYTES // (8 * max(row, 1))), []
+    for s in range(0, B, step):
+        up = lambda t: t[s:s + step].to(dt) if t.is_floating_point() else t[s:s + step]
+        gl, gr = left_gram(up(La), up(Lb)), torch.bmm(up(Ra), up(Rb).transpose(1,2))
+        out.append(gr.masked_fill(~gl, 0).sum((1,2)) if gl.dtype == torch.bool else (gl * gr).sum((1,2)))
+    return torch.cat(out) if out else Ra.new_zeros(0, dtype=dt)
+
+def factor_bound(L, R) -> Tensor:
+    "Per-example `Σ_t ‖L_t‖·‖R_t‖`, an upper bound on `‖L_iᵀ R_i‖` (triangle inequality), [B], float64"
+    dt = gram_dtype(R.device)
+    rn = torch.linalg.vector_norm(R, dim=-1, dtype=dt)
+    return ((torch.linalg.vector_norm(L, dim=-1, dtype=dt) * rn) if L.is_floating_point() else rn).sum(1)
+
+def factor_grad(L, R, m:int, dtype=None) -> Tensor:
+    "Per-example gradients `L_iᵀ R_i`, [B,m,n] (`m` rows for a one-hot `L`), in `dtype` (default: the factors')"
     if L.is_floating_point():
-        dt = torch.promote_types(L.dtype, R.dtype)
+        dt = dtype or torch.promote_types(L.dtype, R.dtype)
         return torch.bmm(L.transpose(1,2).to(dt), R.to(dt))
     B,T,n = R.shape
+    R = R.to(dtype or R.dtype)
     return R.new_zeros(B,m,n).scatter_add_(1, L[:,:,None].expand(-1,-1,n), R)
 
 def factor_sum(L, R, c:Tensor, m:int) -> Tensor:
@@ -168,6 +185,23 @@ def scale_rule(mod, x, g):
 
 if LlamaRMSNorm is not None: register_rule(LlamaRMSNorm)(scale_rule)
 
+# %% ../nbs/04_ghost.ipynb #b4c0bnrul
+def _check_batch_norm(mod):
+    if not mod.track_running_stats:
+        raise NotImplementedError("batch norm with track_running_stats=False normalises by batch statistics even in eval(), "
+                                  "so each example's output depends on the others; use GroupNorm or LayerNorm, or freeze it")
+
+@register_rule(nn.BatchNorm1d, nn.BatchNorm2d, nn.BatchNorm3d, check=_check_batch_norm)
+def batch_norm_rule(mod, x, g):
+    "BatchNorm in eval() (running statistics, so per example): weight = Σ x̂ ⊙ g, bias = Σ g, over all but the channel dim"
+    if mod.training: raise RuntimeError("batch norm in train mode mixes examples: call .eval() on it")
+    B, dt, shape = g.shape[0], acc_dtype(x.dtype), (1, -1) + (1,) * (x.dim() - 2)
+    xhat = (x.to(dt) - mod.running_mean.to(dt).view(shape)) * torch.rsqrt(mod.running_var.to(dt).view(shape) + mod.eps)
+    per = lambda t: t.reshape(B, t.shape[1], -1).sum(-1)   # [B, C]
+    uses = [Use(mod.weight, grad=per(xhat * g.to(dt)))] if _trains(mod.weight) else []
+    if _trains(mod.bias): uses.append(Use(mod.bias, grad=per(g)))
+    return uses
+
 # %% ../nbs/04_ghost.ipynb #791cdfb4
 def _fallback_grads(mod, args, kwargs, out_idx, outs, grads, B):
     "Per-example gradients of `mod`'s own trainable parameters by vmap(vjp(functional_call)): ([B,*p.shape] per param, params)"
@@ -203,6 +237,7 @@ class _Call:
     x: Tensor|None = None                          # rule calls: the input
     args: tuple = (); kwargs: dict = field(default_factory=dict)  # fallback calls: everything
     out_idx: list = field(default_factory=list); outs: list = field(default_factory=list)
+    out_ref: list = field(default_factory=list)    # (weakref to output, version): in-place changes after the call
 
 STAT_KEYS = ('embed_in', 'embed_out', 'embed_cross', 'other')
 
@@ -218,12 +253,14 @@ def _get_emb(model, meth):
 def count_param_uses(roots:list, # autograd nodes to walk from
                      ids:set,    # `id()`s of the parameters to count
                      min_seq:int=-1, # do not walk into nodes created before this autograd sequence number
+                     on_node:callable|None=None, # called on every node walked
                     ) -> dict:
     "Number of autograd edges into each parameter's `AccumulateGrad` node reachable from `roots`"
     stack = [r for r in roots if r is not None and r._sequence_nr() >= min_seq]
     counts, seen = defaultdict(int), set(stack)
     while stack:
         node = stack.pop()
+        if on_node is not None: on_node(node)
         for nxt, _ in node.next_functions:
             if nxt is None: continue
             v = getattr(nxt, 'variable', None)
@@ -233,7 +270,34 @@ def count_param_uses(roots:list, # autograd nodes to walk from
                 seen.add(nxt); stack.append(nxt)
     return counts
 
+def _mixes_batch(node) -> bool:
+    "Is `node` a functional batch norm in training mode (batch statistics: every example's output depends on the others)?"
+    return 'BatchNormBackward' in type(node).__name__ and getattr(node, '_saved_training', True) is True
+
 # %% ../nbs/04_ghost.ipynb #80dbffc6
+_UNSUPPORTED = {nn.RNNBase: "recurrent layers reuse their weights at every time step inside one fused kernel, which no hook "
+                            "sees per example (Opacus has DPLSTM); freeze it or build the cell from nn.Linear",
+                nn.MultiheadAttention: "it applies out_proj and its input projections functionally "
+                                       "(F.multi_head_attention_forward), so their per-example uses cannot be seen; use an "
+                                       "attention built from nn.Linear modules (as HF GPT-2 and Llama do) or freeze it"}
+
+def _unsupported(mod) -> str|None:
+    "Why `mod`'s parameters cannot be clipped exactly here, or None"
+    for t, why in _UNSUPPORTED.items():
+        if isinstance(mod, t): return why
+    from torch.nn.utils import parametrize
+    if parametrize.is_parametrized(mod) or any(type(h).__name__ in ('WeightNorm', 'SpectralNorm') for h in mod._forward_pre_hooks.values()):
+        return ("its weight is a function of other parameters (weight_norm, spectral_norm or torch.nn.utils.parametrize), "
+                "which the per-layer rules do not differentiate through; remove the parametrization "
+                "(parametrize.remove_parametrizations) or freeze it")
+    return None
+
+def _broadcast_embeddings(model) -> list:
+    "Position embeddings of HF models: looked up with [1,T] positions and added to every example's token embeddings"
+    if PreTrainedModel is None: return []
+    return [e for m in model.modules() if isinstance(m, PreTrainedModel)
+            for e in (getattr(m, k, None) for k in ('wpe', 'position_embeddings', 'embed_positions')) if isinstance(e, nn.Embedding)]
+
 class GhostClipper:
     "Hooks `model`: `backward(losses)` adds `Σ_i min(1, C/‖g_i‖) g_i` into every trainable `p.grad`, one backward pass"
     def __init__(self,
@@ -245,8 +309,9 @@ class GhostClipper:
                  verify_rtol:float|None=None,  # tolerance of `verify` (default 1e-8 in float64, 1e-4 in float32)
                  input_embeddings:nn.Module|None=None,   # uses reported as 'embed_in' (default `model.get_input_embeddings()`)
                  output_embeddings:nn.Module|None=None,  # uses reported as 'embed_out' (default `model.get_output_embeddings()`)
+                 broadcast_modules:list|None=None,  # embeddings whose batch-1 output is only broadcast against per-example tensors
                 ):
-        if not (isinstance(max_grad_norm, (int, float)) and math.isfinite(max_grad_norm) and max_grad_norm > 0):
+        if isinstance(max_grad_norm, bool) or not (isinstance(max_grad_norm, (int, float)) and math.isfinite(max_grad_norm) and max_grad_norm > 0):
             raise ValueError(f"max_grad_norm must be a positive finite number, got {max_grad_norm!r}")
         if mode not in ('auto', 'ghost', 'materialize'): raise ValueError(f"mode must be 'auto', 'ghost' or 'materialize', got {mode!r}")
         if any(getattr(m, 'gradient_checkpointing', False) is True for m in model.modules()):
@@ -260,36 +325,44 @@ class GhostClipper:
         if not self.params: raise ValueError("model has no trainable parameters (requires_grad is False everywhere): "
                                              "unfreeze the parameters to train")
         self._tids = {id(p) for p in self.params}
+        self._check_param_hooks()
+        _check_global_hooks()
         self.in_emb = input_embeddings if input_embeddings is not None else _get_emb(model, 'get_input_embeddings')
         self.out_emb = output_embeddings if output_embeddings is not None else _get_emb(model, 'get_output_embeddings')
-        self.hooked, self._mname, self._handles = {}, {}, []
-        for name, mod in model.named_modules():
-            if not any(_trains(p) for p in mod._parameters.values()): continue
-            name = name or type(mod).__name__
-            if isinstance(mod, nn.modules.batchnorm._BatchNorm):
-                raise ValueError(f"{name} ({type(mod).__name__}): batch norm mixes examples, so per-example gradients do "
-                                 "not exist; use LayerNorm or GroupNorm, or freeze it")
-            rule = RULES.get(type(mod))
-            if rule is not None and rule.check is not None:
-                try: rule.check(mod)
-                except NotImplementedError as e: raise ValueError(f"{name} ({type(mod).__name__}): {e}") from None
-            self._mname[mod] = name
-            self.hooked[name] = rule.fn.__name__ if rule else 'fallback'
-            self._handles += [mod.register_forward_pre_hook(self._pre, with_kwargs=True),
-                              mod.register_forward_hook(self._post, with_kwargs=True)]
-        for name, mod in model.named_modules():
-            if isinstance(mod, nn.modules.batchnorm._BatchNorm) and mod not in self._mname:
-                self._handles.append(mod.register_forward_pre_hook(partial(self._bn_guard, name)))
-            if mod is model or (PreTrainedModel is not None and isinstance(mod, PreTrainedModel)):
-                self._handles.append(mod.register_forward_pre_hook(partial(self._pre_batch, name or 'model'), with_kwargs=True))
+        self.broadcast = set(_broadcast_embeddings(model)) | set(broadcast_modules or [])
+        self.hooked, self._mname, self._handles, self._first = {}, {}, [], {}
+        try:
+            for name, mod in model.named_modules():
+                if not any(_trains(p) for p in mod.parameters()): continue
+                name = name or type(mod).__name__
+                why = _unsupported(mod)
+                if why: raise ValueError(f"{name} ({type(mod).__name__}) has trainable parameters and is not supported: {why}")
+                if not any(_trains(p) for p in mod._parameters.values()): continue
+                rule = RULES.get(type(mod))
+                if rule is not None and rule.check is not None:
+                    try: rule.check(mod)
+                    except NotImplementedError as e: raise ValueError(f"{name} ({type(mod).__name__}): {e}") from None
+                self._mname[mod] = name
+                self.hooked[name] = rule.fn.__name__ if rule else 'fallback'
+                post = mod.register_forward_hook(self._post, with_kwargs=True, prepend=True)  # first: sees the module's own output
+                self._first[mod] = post.id
+                self._handles += [mod.register_forward_pre_hook(self._pre, with_kwargs=True), post]
+            for name, mod in model.named_modules():
+                if isinstance(mod, nn.modules.batchnorm._BatchNorm):
+                    self._handles.append(mod.register_forward_pre_hook(partial(self._bn_guard, name)))
+                if mod is model or (PreTrainedModel is not None and isinstance(mod, PreTrainedModel)):
+                    self._handles.append(mod.register_forward_pre_hook(partial(self._pre_batch, name or 'model'), with_kwargs=True))
+        except BaseException:
+            for h in self._handles: h.remove()           # nothing stays hooked after a refusal
+            raise
         self._probe = torch.zeros((), requires_grad=True)
         self._on, self._marks = True, {}
-        self.last_norms = self.last_clip_factors = self.last_stats = self.last_param_sq = self.last_decisions = None
+        self.last_norms = self.last_clip_factors = self.last_stats = self.last_param_sq = self.last_decisions = self.last_exact = None
         self.clear()
 
     def clear(self):
         "Drop everything saved since the last backward (e.g. after a forward that will not be backpropagated)"
-        self._calls, self._starts, self._B, self._Bsrc = [], defaultdict(list), None, None
+        self._calls, self._starts, self._B, self._Bsrc, self._bptrs = [], defaultdict(list), None, None, set()
 
     def detach(self):
         "Remove all hooks"
@@ -299,22 +372,48 @@ class GhostClipper:
     def __enter__(self): return self
     def __exit__(self, *exc): self.detach()
 
+def _check_global_hooks():
+    from torch.nn.modules import module as M
+    if M._global_forward_hooks or getattr(M, '_global_forward_hooks_always_called', None):
+        raise RuntimeError("a global module forward hook is registered (nn.modules.module.register_module_forward_hook): it "
+                           "runs before GhostClipper's hooks and can change module outputs the clipper would differentiate "
+                           "through; remove it while training with the clipper")
+
+@patch
+def _check_param_hooks(self:GhostClipper):
+    for p in self.params:
+        if p._backward_hooks:
+            raise RuntimeError(f"parameter '{self.pnames[id(p)]}' has a gradient hook (register_hook): GhostClipper builds "
+                               "p.grad from per-example factors and never runs it; remove the hook")
+
+@patch
+def _check_trainable(self:GhostClipper):
+    "Fail if a parameter became trainable after the clipper was attached (its uses are not hooked)"
+    late = [n for n, p in self.model.named_parameters() if p.requires_grad and id(p) not in self._tids]
+    if late: raise RuntimeError(f"parameter(s) {late[:5]} became trainable after GhostClipper was attached, so their uses are "
+                                "not hooked and would not be clipped: create the clipper (or DPOptimizer) after unfreezing")
+
 # %% ../nbs/04_ghost.ipynb #0d2a3a77
 def _batch_of_args(args, kwargs):
     for k in ('input_ids', 'inputs_embeds'):
         if isinstance(kwargs.get(k), Tensor): return kwargs[k]
-    return next((a for a in (*args, *kwargs.values()) if isinstance(a, Tensor)), None)
+    return next((a for a in tree_leaves((args, kwargs)) if isinstance(a, Tensor)), None)
+
+def _ptr(t:Tensor) -> int: return t.untyped_storage().data_ptr()
 
 @patch
 def _pre_batch(self:GhostClipper, src, mod, args, kwargs):
     if not self._on or not torch.is_grad_enabled(): return
+    _check_global_hooks()
     x = _batch_of_args(args, kwargs)
     if x is None or x.dim() == 0: return
-    if self._B is None or not self._calls: self._B, self._Bsrc = x.shape[0], src
+    if self._B is None or not self._calls: self._B, self._Bsrc, self._bptrs = x.shape[0], src, set()
     elif x.shape[0] != self._B:
         raise RuntimeError(f"{src} got a batch of {x.shape[0]} but {len(self._calls)} module call(s) of a batch of "
                            f"{self._B} wait for backward: call clipper.backward(losses) first, or clipper.clear() to drop "
                            "them (e.g. after an evaluation forward run without torch.no_grad())")
+    # the model's own batch inputs: index tensors derived from them (views, slices) are per example
+    self._bptrs |= {_ptr(t) for t in tree_leaves((args, kwargs)) if isinstance(t, Tensor) and t.dim() and t.shape[0] == self._B}
 
 @patch
 def _bn_guard(self:GhostClipper, name, mod, args):
@@ -336,6 +435,22 @@ def _dim_error(self:GhostClipper, name, got):
                         "batch dimension must be first in every hooked module call (reshape [T,B,...] to [B,T,...]; "
                         "flattened [B*T,...] inputs are not supported)")
 
+# %% ../nbs/04_ghost.ipynb #a7c0post1
+@patch
+def _index_batch(self:GhostClipper, mod, name, x, y):
+    "How an index input relates to the batch: 'batch' (per example), 'broadcast' (shared, batch-1), else an error"
+    B = self._B
+    if x.shape[0] == B and _ptr(x) in self._bptrs: return 'batch'
+    if mod in self.broadcast and x.shape[0] == 1 and y.shape[0] == 1: return 'broadcast'
+    how = (f"its output (batch 1) is broadcast over the batch: pass it in broadcast_modules if that output is only ever "
+           f"added to per-example tensors, or give it per-example indices ([{B}, ...], e.g. pos.expand({B}, -1))"
+           if x.shape[0] == 1 else
+           "pass per-example indices that come from the model's inputs (e.g. position ids of shape [B, T] given to "
+           "forward), or indices of shape [1, ...] with the module in broadcast_modules")
+    raise RuntimeError(f"{name} ({type(mod).__name__}) looks up indices of shape {tuple(x.shape)} that are not a batch "
+                       f"input of the model (the batch of {B} comes from {self._Bsrc}), so which example each row belongs "
+                       f"to is unknown and a size match would be a guess: {how}")
+
 @patch
 def _post(self:GhostClipper, mod, args, kwargs, out):
     if not self._on: return
@@ -346,6 +461,10 @@ def _post(self:GhostClipper, mod, args, kwargs, out):
     if torch._C._current_graph_task_id() != -1:
         raise RuntimeError(f"{name} ran inside a backward pass (activation checkpointing?): GhostClipper needs exactly "
                            "one forward per backward")
+    if next(iter(mod._forward_hooks)) != self._first[mod]:
+        raise RuntimeError(f"{name} has a forward hook that runs before GhostClipper's (registered with prepend=True "
+                           "after the clipper, or a second GhostClipper on the same model): it could change the output "
+                           "the clipper differentiates; register it without prepend, or detach() the other clipper")
     leaves, _ = tree_flatten(out)
     idx = [k for k, o in enumerate(leaves) if isinstance(o, Tensor) and o.requires_grad]
     if not idx: return
@@ -361,10 +480,12 @@ def _post(self:GhostClipper, mod, args, kwargs, out):
     y = leaves[0]
     if self._B is None: self._B, self._Bsrc = x.shape[0], name
     B, new = self._B, None
-    if rule.broadcast and x.shape[0] == 1 and y.shape[0] == 1 and B > 1:
-        x, y = x.expand(B, *x.shape[1:]), y.expand(B, *y.shape[1:]); new = y
+    if not x.is_floating_point():
+        if self._index_batch(mod, name, x, y) == 'broadcast' and B != 1:
+            x, y = x.expand(B, *x.shape[1:]), y.expand(B, *y.shape[1:]); new = y
     elif x.shape[0] != B or y.shape[0] != B: raise self._dim_error(name, x.shape[0] if x.shape[0] != B else y.shape[0])
-    self._calls.append(_Call(mod, name, rule, [get_gradient_edge(y)], start, [(x, x._version)], x=x))
+    self._calls.append(_Call(mod, name, rule, [get_gradient_edge(y)], start, [(x, x._version)], x=x,
+                             out_ref=[(weakref.ref(y), y._version)]))
     return new
 
 @patch
@@ -374,7 +495,8 @@ def _record_fallback(self:GhostClipper, mod, name, args, kwargs, leaves, idx, st
     for o in outs:
         if o.dim() == 0 or o.shape[0] != self._B: raise self._dim_error(name, o.shape[0] if o.dim() else 'missing')
     self._calls.append(_Call(mod, name, None, [get_gradient_edge(o) for o in outs], start, _versions(args, kwargs),
-                             args=args, kwargs=kwargs, out_idx=idx, outs=[o.detach() for o in outs]))
+                             args=args, kwargs=kwargs, out_idx=idx, outs=[o.detach() for o in outs],
+                             out_ref=[(weakref.ref(o), o._version) for o in outs]))
 
 # %% ../nbs/04_ghost.ipynb #b980b48a
 @patch
@@ -406,43 +528,89 @@ def _ghost(self:GhostClipper, p, us):
     T = sum(u.T for u in us)
     return 2 * T * T < p.numel()
 
+def _dots(a:Tensor, b:Tensor) -> Tensor:
+    "Row-wise inner products of [B,K] tensors in float64, a chunk of rows at a time"
+    dt, B = gram_dtype(a.device), a.shape[0]
+    step = max(1, _CHUNK_BYTES // (16 * max(a.shape[1], 1)))
+    out = [(a[s:s + step].to(dt) * b[s:s + step].to(dt)).sum(1) for s in range(0, B, step)]
+    return torch.cat(out) if out else a.new_zeros(0, dtype=dt)
+
+def _pair_parts(groups:dict) -> dict:
+    "Squared-norm parts by pair of labels from per-example vectors `{label: [B,K]}`, in float64"
+    labs, parts = list(groups), {}
+    for i, a in enumerate(labs):
+        for b in labs[i:]:
+            v, k = _dots(groups[a], groups[b]), _pair_key(a, b)
+            parts[k] = parts[k] + (v if a == b else 2 * v) if k in parts else (v if a == b else 2 * v)
+    return parts
+
 def _ghost_parts(p, us):
-    "Squared-norm parts by pair of labels from Gram matrices; payload = [(L, R)] blocks"
+    "Squared-norm parts by pair of labels from Gram matrices (float64); the factor blocks; the triangle bound [B]"
     groups = {}
     for u in us: groups.setdefault((u.label, u.onehot), []).append(u)
     cat = lambda ts: ts[0] if len(ts) == 1 else torch.cat(ts, 1)
     blocks = [(lab, cat([u.L for u in g]), cat([u.R for u in g])) for (lab, _), g in groups.items()]
-    parts = defaultdict(float)
+    parts = {}
     for i, (la, La, Ra) in enumerate(blocks):
         for j in range(i, len(blocks)):
             lb, Lb, Rb = blocks[j]
-            v = factor_inner(La, Ra, Lb, Rb)
-            parts[_pair_key(la, lb)] = parts[_pair_key(la, lb)] + (v if i == j else 2 * v)
-    return parts, [(L, R) for _, L, R in blocks]
+            v, k = factor_inner(La, Ra, Lb, Rb), _pair_key(la, lb)
+            v = v if i == j else 2 * v
+            parts[k] = parts[k] + v if k in parts else v
+    return parts, blocks, sum(factor_bound(L, R) for _, L, R in blocks)
+
+def _exact_example(p, blocks, i:int):
+    "Example `i`'s gradient of `p` materialised from its factors in float64: (its parts, the gradient)"
+    groups = {}
+    for lab, L, R in blocks:
+        g = factor_grad(L[i:i + 1], R[i:i + 1], p.shape[0], gram_dtype(R.device)).reshape(1, -1)
+        groups[lab] = groups[lab] + g if lab in groups else g
+    return {k: v[0] for k, v in _pair_parts(groups).items()}, sum(groups.values()).view(p.shape)
 
 def _mat_parts(p, us, B):
-    "Squared-norm parts by pair of labels from materialised per-example gradients; payload = [B,*p.shape]"
+    "Parts from materialised per-example gradients; payload = their sum [B,*p.shape]; its squared norms (float64)"
     groups = {}
     for u in us:
         g = u.grad if u.grad is not None else factor_grad(u.L, u.R, p.shape[0])
         g = g.reshape(B, *p.shape)
         groups[u.label] = groups[u.label] + g if u.label in groups else g
-    labs, parts = list(groups), defaultdict(float)
-    for i, a in enumerate(labs):
-        ga = groups[a].reshape(B, -1).to(acc_dtype(groups[a].dtype))
-        for b in labs[i:]:
-            gb = groups[b].reshape(B, -1).to(ga.dtype)
-            v = torch.bmm(ga[:, None], gb[:, :, None]).view(B)
-            parts[_pair_key(a, b)] = parts[_pair_key(a, b)] + (v if a == b else 2 * v)
-    return parts, sum(groups.values())
+    total = sum(groups.values())
+    flat = total.reshape(B, -1)
+    return _pair_parts({k: v.reshape(B, -1) for k, v in groups.items()}), total, _dots(flat, flat)
 
 # %% ../nbs/04_ghost.ipynb #bf265d6f
+RHO = 1e3  # a ghost norm² below (Σ_t ‖L_t‖‖R_t‖)²/RHO is cancellation: that example is recomputed exactly
+
+@patch
+def _check_foreign_grads(self:GhostClipper):
+    "Fail if a trainable `p.grad` holds anything this clipper did not write (all-zero gradients are dropped)"
+    for p in self.params:
+        if p.grad is None: continue
+        mark = self._marks.get(id(p))
+        if mark is not None and mark[0] is p.grad and mark[1] == p.grad._version: continue
+        if not p.grad.any(): p.grad = None; continue
+        raise RuntimeError(f"p.grad of '{self.pnames[id(p)]}' holds a gradient that GhostClipper did not write (a plain "
+                           "loss.backward(), or gradients left from before): it would be released unclipped. Call "
+                           "zero_grad() before the first clipped backward of a batch")
+
+@patch
+def _set_last(self:GhostClipper, norms, clip, psq, decisions, stats, exact):
+    self.last_norms, self.last_clip_factors, self.last_param_sq, self.last_decisions = norms, clip, psq, decisions
+    self.last_stats, self.last_exact = stats, exact
+
 @patch
 def _backward(self:GhostClipper, losses):
     if not isinstance(losses, Tensor): raise TypeError(f"losses must be a tensor of shape [B], got {type(losses).__name__}")
     if losses.dim() != 1:
         raise ValueError(f"losses must be 1-D with one loss per example, shape [B]; got shape {tuple(losses.shape)}. Use "
                          "reduction='none' and reduce each example to one number (e.g. the mean over its real tokens)")
+    self._check_trainable(); self._check_param_hooks(); self._check_foreign_grads()
+    dev = losses.device
+    acc = gram_dtype(dev)
+    if losses.shape[0] == 0 and not self._B:        # an empty Poisson batch: nothing to add (the DP step adds noise)
+        e = torch.zeros(0, dtype=acc, device=dev)
+        self._set_last(e, e, {}, {}, {k: e for k in (*STAT_KEYS, 'total')}, {})
+        return e
     if not self._calls:
         raise RuntimeError("no forward pass was recorded: run the model with grad enabled and the clipper attached "
                            "(not under torch.no_grad(), not after detach()) before backward")
@@ -457,6 +625,12 @@ def _backward(self:GhostClipper, losses):
             if t._version != v:
                 raise RuntimeError(f"the input of {c.name} was modified in place after its forward, so its saved activations "
                                    "are stale: avoid in-place ops on layer inputs (x = x + y, not x += y)")
+        for ref, v in c.out_ref:
+            t = ref()
+            if t is not None and t._version != v:
+                raise RuntimeError(f"the output of {c.name} was modified in place after its forward (nn.ReLU(inplace=True), "
+                                   "mul_, +=, ...), which moves its gradient where the clipper cannot see it: use the "
+                                   "out-of-place form (nn.ReLU(), y = y * s) right after modules the clipper hooks")
     with torch.enable_grad(): total_loss = losses.sum()
     flat = torch.autograd.grad(total_loss, [e for c in calls for e in c.edges], allow_unused=True, retain_graph=self.verify)
     grads, k = [], 0
@@ -465,36 +639,50 @@ def _backward(self:GhostClipper, losses):
     if self.check_unseen: self._check_graph(losses, calls, grads)
     by = self._uses(calls, grads)
     del grads
-    dev = losses.device
-    acc = torch.float32 if dev.type == 'mps' else torch.float64
     stats = {k: torch.zeros(B, dtype=acc, device=dev) for k in STAT_KEYS}
-    payload, psq, decisions = {}, {}, {}
+    total = torch.zeros(B, dtype=acc, device=dev)
+    payload, psq, decisions, exact_n = {}, {}, {}, {}
     for pid, us in by.items():
-        p = us[0].param
-        gh = self._ghost(p, us)
-        parts, pay = _ghost_parts(p, us) if gh else _mat_parts(p, us, B)
-        payload[pid] = (p, gh, pay)
-        psq[self.pnames[pid]] = sum(v.to(acc) for v in parts.values())
-        for k2, v in parts.items(): stats[k2] += v.to(acc)
-        decisions[self.pnames[pid]] = 'ghost' if gh else 'materialize'
-    total = sum(stats.values())
-    norms = total.clamp_min(0).sqrt()
+        p, name = us[0].param, self.pnames[pid]
+        if self._ghost(p, us):
+            parts, blocks, bound = _ghost_parts(p, us)
+            sq, exact = sum(parts.values()), {}
+            for i in (sq * RHO < bound * bound).nonzero().flatten().tolist():
+                pi, exact[i] = _exact_example(p, blocks, i)
+                for k2 in parts: parts[k2][i] = pi.get(k2, 0.)
+                sq[i] = exact[i].pow(2).sum()
+            payload[pid] = (p, blocks, exact, None)
+            decisions[name] = 'ghost'
+            if exact: exact_n[name] = len(exact)
+        else:
+            parts, pay, sq = _mat_parts(p, us, B)
+            payload[pid] = (p, None, None, pay)
+            decisions[name] = 'materialize'
+        psq[name] = sq; total += sq
+        for k2, v in parts.items(): stats[k2] += v
+    del by
+    norms = total.sqrt()
     if not torch.isfinite(norms).all():
         bad = (~torch.isfinite(norms)).nonzero().flatten().tolist()
+        low = losses.dtype in (torch.float16, torch.bfloat16)
         raise FloatingPointError(f"non-finite per-example gradient norm for example(s) {bad}: the loss or the model produced "
-                                 "inf/nan; check the inputs and the loss, lower the learning rate, or use float32")
+                                 "inf/nan; check the inputs and the loss, lower the learning rate"
+                                 + (", or train in float32 (half precision overflows easily)" if low else ""))
+    if (total < 0).any(): raise RuntimeError("internal error: a squared norm came out negative; please report it")
     C = self.max_grad_norm
     clip = C / norms.clamp_min(C)
     sums = {}
-    del by
     for pid in list(payload):                     # pop as we go: output gradients are freed parameter by parameter
-        p, gh, pay = payload.pop(pid)
-        if gh: s = sum(factor_sum(L, R, clip, p.shape[0]) for L, R in pay).view(p.shape)
+        p, blocks, exact, pay = payload.pop(pid)
+        if blocks is not None:
+            c = clip
+            if exact: c = clip.clone(); c[list(exact)] = 0       # those examples are added exactly, below
+            s = sum(factor_sum(L, R, c, p.shape[0]) for _, L, R in blocks).view(p.shape)
+            for i, g in exact.items(): s = s + (clip[i] * g).to(s.dtype)
         else: s = torch.tensordot(clip.to(pay.dtype), pay, dims=1)
         sums[pid] = s.to(p.dtype)
-        del pay
-    self.last_norms, self.last_clip_factors, self.last_param_sq, self.last_decisions = norms, clip, psq, decisions
-    self.last_stats = {**stats, 'total': total}
+        del pay, blocks
+    self._set_last(norms, clip, psq, decisions, {**stats, 'total': total}, exact_n)
     if self.verify: self._verify(losses, norms, sums)
     for p in self.params:
         s = sums.get(id(p))
@@ -516,7 +704,13 @@ def backward(self:GhostClipper, losses:Tensor, # [B] one loss per example, from 
 @patch
 def _check_graph(self:GhostClipper, losses, calls, grads):
     "Fail if the graph uses a trainable parameter a different number of times than the hooked calls account for"
-    total, seen = count_param_uses([losses.grad_fn], self._tids), defaultdict(int)
+    mixing = []
+    total = count_param_uses([losses.grad_fn], self._tids, on_node=lambda n: _mixes_batch(n) and mixing.append(n))
+    if mixing:
+        raise RuntimeError(f"the loss goes through {type(mixing[0]).__name__} in training mode (F.batch_norm(training=True) "
+                           "or a batch norm module the clipper does not hook): batch statistics make each example's loss "
+                           "depend on the others, so per-example gradients do not exist; use eval() statistics or GroupNorm")
+    seen = defaultdict(int)
     for c, gs in zip(calls, grads):
         nodes = [e.node for e, g in zip(c.edges, gs) if g is not None]
         if not nodes: continue
