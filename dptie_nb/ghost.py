@@ -105,7 +105,7 @@ def factor_sum(L, R, c:Tensor, m:int) -> Tensor:
 class Rule:
     "A per-layer rule: `fn(module, x, g) -> list[Use]`"
     fn: callable              # the rule
-    broadcast: bool = False   # a call with dim0 == 1 is broadcast over the batch: expand it per example
+    broadcast: bool = False   # a batch-1 call of a module in `broadcast_modules` is expanded per example
     check: callable = None    # `check(module)` raises when the module's settings make the rule inexact
 
 RULES = {}  # module type -> Rule
@@ -441,7 +441,7 @@ def _index_batch(self:GhostClipper, mod, name, x, y):
     "How an index input relates to the batch: 'batch' (per example), 'broadcast' (shared, batch-1), else an error"
     B = self._B
     if x.shape[0] == B and _ptr(x) in self._bptrs: return 'batch'
-    if mod in self.broadcast and x.shape[0] == 1 and y.shape[0] == 1: return 'broadcast'
+    if mod in self.broadcast and RULES[type(mod)].broadcast and x.shape[0] == 1 and y.shape[0] == 1: return 'broadcast'
     how = (f"its output (batch 1) is broadcast over the batch: pass it in broadcast_modules if that output is only ever "
            f"added to per-example tensors, or give it per-example indices ([{B}, ...], e.g. pos.expand({B}, -1))"
            if x.shape[0] == 1 else
