@@ -4,7 +4,7 @@
 
 # %% ../nbs/04_ghost.ipynb #f89aab69
 from __future__ import annotations
-import math, weakref
+import math, sys, weakref
 from dataclasses import dataclass, field
 from collections import defaultdict
 from functools import partial
@@ -14,11 +14,15 @@ from torch.autograd.graph import get_gradient_edge
 from torch.func import functional_call, vjp, vmap
 from torch.utils._pytree import tree_flatten, tree_unflatten, tree_leaves
 from fastcore.basics import patch
-try:
-    from transformers import PreTrainedModel
-    from transformers.pytorch_utils import Conv1D
-    from transformers.models.llama.modeling_llama import LlamaRMSNorm
-except ImportError: PreTrainedModel = Conv1D = LlamaRMSNorm = None
+
+def _hf(module:str, name:str):
+    "`transformers`' class `module.name` if that module is loaded, else None: the engine never imports transformers itself"
+    return getattr(sys.modules.get(module), name, None)
+
+def _is_hf_model(mod) -> bool:
+    "Is `mod` a Hugging Face `PreTrainedModel`? (False when transformers is not loaded: then nothing can be one)"
+    cls = _hf('transformers.modeling_utils', 'PreTrainedModel')
+    return cls is not None and isinstance(mod, cls)
 
 # %% auto #0
 __all__ = ['RULES', 'RHO', 'Use', 'acc_dtype', 'left_gram', 'gram_dtype', 'factor_inner', 'factor_bound', 'factor_grad',
@@ -138,7 +142,7 @@ def conv1d_rule(mod, x, g):
     if _trains(mod.bias): uses.append(Use(mod.bias, grad=g.sum(1)))
     return uses
 
-if Conv1D is not None: register_rule(Conv1D)(conv1d_rule)
+_HF_RULES = [('transformers.pytorch_utils', 'Conv1D', 'conv1d_rule')]  # registered once a model using them is seen
 
 # %% ../nbs/04_ghost.ipynb #85886874
 def _check_embedding(mod):
@@ -183,7 +187,13 @@ def scale_rule(mod, x, g):
     n = functional_call(mod, {'weight': torch.ones_like(w)}, (x,))
     return [Use(w, grad=_rows(n.to(g.dtype) * g, g.shape[0], *w.shape).sum(1))]
 
-if LlamaRMSNorm is not None: register_rule(LlamaRMSNorm)(scale_rule)
+_HF_RULES.append(('transformers.models.llama.modeling_llama', 'LlamaRMSNorm', 'scale_rule'))
+
+def _register_hf_rules():
+    "Register the rules for Hugging Face layer types whose modules are loaded"
+    for mod, cls, fn in _HF_RULES:
+        t = _hf(mod, cls)
+        if t is not None and t not in RULES: register_rule(t)(globals()[fn])
 
 # %% ../nbs/04_ghost.ipynb #b4c0bnrul
 def _check_batch_norm(mod):
@@ -294,8 +304,7 @@ def _unsupported(mod) -> str|None:
 
 def _broadcast_embeddings(model) -> list:
     "Position embeddings of HF models: looked up with [1,T] positions and added to every example's token embeddings"
-    if PreTrainedModel is None: return []
-    return [e for m in model.modules() if isinstance(m, PreTrainedModel)
+    return [e for m in model.modules() if _is_hf_model(m)
             for e in (getattr(m, k, None) for k in ('wpe', 'position_embeddings', 'embed_positions')) if isinstance(e, nn.Embedding)]
 
 class GhostClipper:
@@ -325,6 +334,7 @@ class GhostClipper:
         if not self.params: raise ValueError("model has no trainable parameters (requires_grad is False everywhere): "
                                              "unfreeze the parameters to train")
         self._tids = {id(p) for p in self.params}
+        _register_hf_rules()
         self._check_param_hooks()
         _check_global_hooks()
         self.in_emb = input_embeddings if input_embeddings is not None else _get_emb(model, 'get_input_embeddings')
@@ -350,7 +360,7 @@ class GhostClipper:
             for name, mod in model.named_modules():
                 if isinstance(mod, nn.modules.batchnorm._BatchNorm):
                     self._handles.append(mod.register_forward_pre_hook(partial(self._bn_guard, name)))
-                if mod is model or (PreTrainedModel is not None and isinstance(mod, PreTrainedModel)):
+                if mod is model or _is_hf_model(mod):
                     self._handles.append(mod.register_forward_pre_hook(partial(self._pre_batch, name or 'model'), with_kwargs=True))
         except BaseException:
             for h in self._handles: h.remove()           # nothing stays hooked after a refusal
