@@ -323,7 +323,7 @@ def train(cfg:RunConfig, # the run
     bar = _progress(steps, progress and rank == 0, cfg.run_id())
     step_times = []
     ck, start = (Path(out)/"checkpoint.pt" if out and cfg.checkpoint_every else None), 0
-    rel = Path(out)/"released.json" if ck is not None and cfg.private and cfg.secure_noise else None
+    rel = Path(out)/"released.json" if out and cfg.private and cfg.secure_noise else None
     if ck is not None and ck.exists():
         st = load_checkpoint(ck, cfg)
         model.load_state_dict(st["model"]); opt.load_state_dict(st["optimizer"]); torch.set_rng_state(st["torch_rng"])
