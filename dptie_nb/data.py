@@ -4,7 +4,7 @@
 
 # %% ../nbs/01_data.ipynb #9e3df1a7
 from __future__ import annotations
-import math, string
+import math, os, secrets, string
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -142,17 +142,24 @@ def load_task(task:str, # "sst2", "qnli" or "qqp"
 # %% ../nbs/01_data.ipynb #089afcb0
 @dataclass
 class PoissonSampler:
-    "Poisson-subsampled batches: each of `n` examples joins step k's batch with probability `q`, seeded by (seed, k)."
+    "Poisson-subsampled batches: each of `n` examples joins step k's batch with probability `q`, seeded by (seed, k) or secure."
     n: int
     q: float
     seed: int = 0
+    secure: bool = False # draw from the OS's entropy (not reproducible, not random-access); `seed` is then unused
     def __post_init__(self):
         if self.n <= 0: raise ValueError(f"n={self.n}: Poisson sampling needs at least one example")
         if not 0 < self.q <= 1: raise ValueError(f"sample rate q={self.q} must be in (0, 1]")
     def batch(self, step:int) -> np.ndarray:
         "Indices of step `step`'s batch (possibly empty), in random order."
+        if self.secure: return self._secure_batch()
         rng = np.random.default_rng([self.seed, step, 1])
         return rng.permutation(np.flatnonzero(rng.random(self.n) < self.q))
+    def _secure_batch(self) -> np.ndarray:
+        "A fresh batch from os.urandom: example i joins when its uniform 64-bit word is below q·2⁶⁴."
+        if self.q >= 1: chosen = np.arange(self.n)
+        else: chosen = np.flatnonzero(np.frombuffer(os.urandom(8 * self.n), dtype=np.uint64) < np.uint64(int(self.q * 2**64)))
+        return np.random.default_rng(secrets.randbits(128)).permutation(chosen)
     @property
     def expected_batch_size(self) -> float: return self.q * self.n
 

@@ -51,8 +51,9 @@ def fake_metrics(task:str="sst2", # task
              seed=seed, lr=5e-4, optimizer="adam", batch_size=32, epochs=1.0, max_grad_norm=1.0,
              engine="dptie" if private else "none", accountant="prv", max_len=128, train_cap=1000, dev_cap=200,
              data_seed=0, micro_batch_size=64, restrict_loss=False, eval_every=0, log_every=0, weight_decay=0.0,
-             num_threads=1, device="cpu", secure_noise=False, tag="")
+             num_threads=1, device="cpu", secure_noise=False, diagnostics="on", tag="")
     c.update(cfg)
+    if c["secure_noise"]: c["diagnostics"] = "off"
     n_train, n_dev, q = c["train_cap"], c["dev_cap"], c["batch_size"] / c["train_cap"]
     delta = n_train ** -1.1
     sigma = 0.6 + 2 / epsilon if private else None
@@ -84,8 +85,13 @@ def fake_metrics(task:str="sst2", # task
                                 max_len=128, truncated=0, label_counts=[n_dev // 2 - 10, n_dev // 2 + 10], mean_tokens=30.0)),
              privacy=dict(private=private, delta=delta, sample_rate=q if private else None, planned_steps=steps,
                           noise_multiplier=sigma, expected_batch_size=q * n_train if private else None,
-                          accountant_for_calibration="prv", noise="seeded"),
+                          accountant_for_calibration="prv", noise="secure" if c["secure_noise"] else "seeded",
+                          sampling=("secure" if c["secure_noise"] else "seeded") if private else None,
+                          diagnostics=c["diagnostics"]),
              history=hist, evals=evals)
+    if c["diagnostics"] == "off":  # release mode: the rows keep step and ε, the training subset its size
+        m["history"] = [{k: v for k, v in r.items() if k in ("step", "epoch", "eps_rdp", "eps_prv")} for r in hist]
+        for k in ("label_counts", "mean_tokens", "truncated"): m["data"]["train"].pop(k)
     if status == "ok":
         m["privacy"].update(steps=steps, ledger={}, epsilon_rdp=1.12 * epsilon if private else None,
                             epsilon_prv=epsilon if private else None)
@@ -124,7 +130,7 @@ def _write(path, obj):
     path.write_text(json.dumps(obj, indent=1))
 
 # %% ../nbs/09_report.ipynb #c392f228
-IGNORED_KEYS = ("tag", "num_threads", "device", "micro_batch_size", "eval_every", "log_every", "secure_noise", "checkpoint_every")
+IGNORED_KEYS = ("tag", "num_threads", "device", "micro_batch_size", "eval_every", "log_every", "secure_noise", "checkpoint_every", "diagnostics")
 NONPRIVATE_IGNORED = ("engine", "max_grad_norm", "accountant", "delta")
 TASK_ORDER = ("sst2", "qnli", "qqp")
 GLUE_TRAIN_ROWS = {"sst2": 67_349, "qnli": 104_743, "qqp": 363_846}  # the full GLUE training sets the paper used
@@ -454,12 +460,14 @@ def plot_run(m:dict, # one run's metrics (from `train` or a metrics.json)
     "One run at a glance: loss, dev accuracy, ε spent by RDP and PRV, squared-norm split, clipping and norms."
     cfg, priv = m.get("config") or {}, m.get("privacy") or {}
     h = history_frame(m)
+    off = cfg.get("diagnostics") == "off" or priv.get("diagnostics") == "off"
+    nodiag = "not recorded: diagnostics off\n(un-noised statistics of private batches, not covered by ε)"
     fig = _new_fig(14, 7.5)
     ax = fig.subplots(2, 3).ravel()
     if h.get("loss") is not None and h["loss"].notna().any():
         ax[0].plot(h.step, h.loss, ".-", ms=3, lw=1)
         ax[0].set(title="training loss (logical batch)", xlabel="step", ylabel="cross-entropy")
-    else: _empty(ax[0], "no training loss recorded")
+    else: _empty(ax[0], nodiag if off else "no training loss recorded")
     ev = pd.DataFrame([e for e in (m.get("evals") or []) if isinstance(e, dict)])
     if len(ev) and "acc" in ev:
         ax[1].plot(_num(ev.step), 100 * _num(ev.acc), "o-", label="dev accuracy")
@@ -486,11 +494,11 @@ def plot_run(m:dict, # one run's metrics (from `train` or a metrics.json)
         ax[3].axhline(0, c="0.3", lw=0.6)
         ax[3].set(title="split of ‖g_i‖² (mean over the batch, share of total)", xlabel="step", ylabel="share")
         ax[3].legend(fontsize=8)
-    else: _empty(ax[3], "no squared-norm split recorded\n(non-private, or an engine that does not report one)")
+    else: _empty(ax[3], nodiag if off else "no squared-norm split recorded\n(non-private, or an engine that does not report one)")
     if "clip_frac" in h and h.clip_frac.notna().any():
         ax[4].plot(h.step, h.clip_frac, ".-", ms=3, lw=1)
         ax[4].set(title="fraction of examples clipped", xlabel="step", ylabel="fraction", ylim=(-0.02, 1.02))
-    else: _empty(ax[4], "no clipping (non-private run)")
+    else: _empty(ax[4], nodiag if off else "no clipping (non-private run)")
     qc = [c for c in h.columns if c.startswith("norm_q")]
     if qc:
         for c in sorted(qc, key=lambda c: float(c[6:]) if c[6:].replace(".", "").isdigit() else 0):
@@ -498,7 +506,7 @@ def plot_run(m:dict, # one run's metrics (from `train` or a metrics.json)
         if cfg.get("max_grad_norm"): ax[5].axhline(cfg["max_grad_norm"], c="k", ls=":", label=f"C={cfg['max_grad_norm']:g}")
         ax[5].set(title="per-example gradient norms (before clipping)", xlabel="step", ylabel="‖g_i‖", yscale="log")
         ax[5].legend(fontsize=8)
-    else: _empty(ax[5], "no per-example norms (non-private run)")
+    else: _empty(ax[5], nodiag if off else "no per-example norms (non-private run)")
     fin = m.get("final") or {}
     acc = f", dev acc {100 * fin['dev_acc']:.1f}%" if fin.get("dev_acc") is not None else ""
     fig.suptitle(f"{m.get('run_id', '?')} [{m.get('status', '?')}]{acc}", fontsize=11)
@@ -1028,6 +1036,17 @@ def privacy_conclusions(runs:pd.DataFrame) -> str:
          f"{_rng_text([round(x, 2) for x in A['ε (PRV)']])} for targets {_rng_text(A['target ε'])}; by RDP (the paper's accountant) "
          f"{_rng_text([round(x, 2) for x in A['ε (RDP)']])}")
     if len(r): s += f", {_span(r)}× the PRV value. Reported under RDP as the paper does, our runs spent more than their nominal ε: the paper's ε=3 used more noise than our ε=3"
+    return s + ". " + _coverage(runs)
+
+def _coverage(runs:pd.DataFrame) -> str:
+    "One sentence: what ε covers, what the report shows that it does not, and how many private runs were seeded."
+    priv = [m for m, p in zip(runs.metrics, runs.private) if p and isinstance(m, dict)]
+    seeded = sum(_get(m, "privacy.noise", "seeded") != "secure" for m in priv)
+    s = ("ε covers each run's noisy updates and final weights, and the dev accuracy and loss computed from them on public "
+         "dev data; the training losses, clipping fractions, per-example norms and their split in (d) are un-noised "
+         "statistics of private batches that it does not cover (a run with diagnostics off records none of them)")
+    if seeded: s += (f"; {seeded} of {len(priv)} private runs drew their noise and batches from the seed in their config "
+                     "(reproducible, and private only against someone who does not know that seed)")
     return s + "."
 
 def caveats(runs:pd.DataFrame, skipped:list[dict]|None=None, paper:dict|None=None) -> str:
@@ -1230,6 +1249,11 @@ def run_summary(m:dict) -> str:
         lines.append(f"- privacy: target ε={cfg.get('epsilon')}, δ={priv.get('delta', math.nan):.3g}; spent ε={_cell(priv.get('epsilon_prv'))} (PRV), "
                      f"ε={_cell(priv.get('epsilon_rdp'))} (RDP); σ={_cell(priv.get('noise_multiplier'))}, q={_cell(priv.get('sample_rate'))}, "
                      f"{priv.get('steps', '–')} steps, σ calibrated by {priv.get('accountant_for_calibration', '?')}")
+        off = cfg.get("diagnostics") == "off" or priv.get("diagnostics") == "off"
+        lines.append("- ε covers the noisy updates and the final weights (and the dev evaluations, on public data); "
+                     + ("this run recorded no statistics of its private batches (diagnostics off)" if off else
+                        "the training loss, clipping and norm statistics above are un-noised statistics of private batches that it does not cover")
+                     + ("" if priv.get("noise") == "secure" else "; noise and batches were seeded by the config's seed (reproducible, not secret)"))
     else: lines.append("- non-private: no ε")
     if fin: lines.append(f"- {_cell(fin.get('train_time_s'))} s in all, {_cell(fin.get('mean_step_time_s'))} s per step, peak memory {_cell(fin.get('peak_memory_mb'))} MB")
     return "\n".join(lines)

@@ -15,13 +15,13 @@ from .accountant import PrivacyLedger, noise_multiplier, paper_delta
 from .assets import load_config, load_tokenizer
 from .files import atomic_write_json, jsonable
 from .data import PoissonSampler, ShuffledSampler, collate, get_task, load_task
-from .distributed import all_reduce_grads, check_same, gather_lists, init_from_env, shard, shutdown, world
+from .distributed import all_gather_objects, all_reduce_grads, check_same, gather_lists, init_from_env, shard, shutdown, world
 from .model import build_model, class_loss, param_counts, predict
 
 # %% auto #0
-__all__ = ['ENGINES', 'OPTIMIZERS', 'RunConfig', 'environment', 'params_sha256', 'peak_memory_mb', 'make_model', 'evaluate',
-           'make_optimizer', 'DptieEngine', 'OpacusEngine', 'norm_parts', 'save_checkpoint', 'load_checkpoint', 'train',
-           'main']
+__all__ = ['ENGINES', 'OPTIMIZERS', 'DIAGNOSTICS', 'TRAIN_DIAGNOSTICS', 'RunConfig', 'environment', 'params_sha256',
+           'peak_memory_mb', 'privacy_scope', 'make_model', 'evaluate', 'make_optimizer', 'DptieEngine', 'OpacusEngine',
+           'norm_parts', 'save_checkpoint', 'load_checkpoint', 'train', 'main']
 
 # %% ../nbs/07_train.ipynb #7312b362
 ENGINES = ("dptie", "opacus", "none")
@@ -56,7 +56,8 @@ class RunConfig:
     weight_decay: float = 0.0 # for adamw
     num_threads: int = 0 # torch CPU threads (0: leave as is)
     device: str = "cpu" # cpu or cuda
-    secure_noise: bool = False # draw DP noise from a cryptographically seeded generator (not reproducible)
+    secure_noise: bool = False # draw DP noise and Poisson batches from the OS's entropy (not reproducible); forces diagnostics="off"
+    diagnostics: str = "on" # "on": also record un-noised statistics of the private batches, which ε does not cover; "off": none
     tag: str = "" # a prefix for the run's name, e.g. the sweep preset
     checkpoint_every: int = 0 # save a resumable checkpoint every this many steps (0: never)
     world_size: int = 1 # processes training together, launched with torchrun (see `dptie_nb.distributed`)
@@ -76,6 +77,8 @@ class RunConfig:
         if self.epsilon is None: self.engine = "none"
         elif self.engine == "none": raise ValueError("engine='none' trains without privacy: set epsilon=None, or pick engine 'dptie' or 'opacus'")
         if self.world_size > 1 and self.engine == "opacus": raise ValueError("engine='opacus' runs in one process: use engine='dptie' with world_size > 1")
+        if self.diagnostics not in ("on", "off"): raise ValueError(f"diagnostics={self.diagnostics!r}: use 'on' or 'off'")
+        if self.secure_noise: self.diagnostics = "off"  # a release: publish nothing that ε does not cover
 
     @property
     def private(self) -> bool: return self.epsilon is not None
@@ -118,6 +121,32 @@ def peak_memory_mb(device:str="cpu") -> float:
     if device.startswith("cuda"): return torch.cuda.max_memory_allocated() / 2**20
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
 
+# %% ../nbs/07_train.ipynb #e803805a
+#: a logged row's un-noised statistics of its private batch, which ε does not cover
+DIAGNOSTICS = ("loss", "batch_size", "clip_frac", "norm_q", "norm2_parts", "step_time_s", "peak_memory_mb")
+#: statistics of the private training subset in `data.train`
+TRAIN_DIAGNOSTICS = ("label_counts", "mean_tokens", "truncated")
+
+def _public_meta(meta:dict, cfg) -> dict:
+    "The training split's description, without its statistics when diagnostics are off."
+    return meta if cfg.diagnostics == "on" else {k: v for k, v in meta.items() if k not in TRAIN_DIAGNOSTICS}
+
+def privacy_scope(cfg) -> dict:
+    "What a run's ε covers (`covers`) and what its metrics.json publishes that ε does not cover (`not_covered`)."
+    if not cfg.private: return dict(covers=None, not_covered=["everything: a non-private run"])
+    out = []
+    if cfg.diagnostics == "on":
+        out.append(f"diagnostics: history rows' {', '.join(DIAGNOSTICS)} and data.train's {', '.join(TRAIN_DIAGNOSTICS)} "
+                   "are un-noised statistics of the private training data (diagnostics='off' writes none of them)")
+    out.append("final train_time_s, mean_step_time_s, median_step_time_s and peak_memory_mb: they grow with the Poisson "
+               "batches' sizes")
+    if not cfg.secure_noise:
+        out.append("the noise and the Poisson batches are drawn from generators seeded by config.seed, which this file "
+                   "publishes: against anyone who knows it ε does not hold (secure_noise=True draws both from the OS)")
+    return dict(covers="the noisy updates and the final weights, and what is computed from them alone: the dev "
+                       "evaluations (public dev data) and final.params_sha256", not_covered=out)
+
+
 # %% ../nbs/07_train.ipynb #f6e329c1
 def make_model(cfg:RunConfig) -> torch.nn.Module:
     "The run's model: pretrained weights or the same architecture at random, tied or untied."
@@ -147,12 +176,31 @@ def make_optimizer(cfg:RunConfig, params):
     return torch.optim.AdamW(params, lr=cfg.lr, weight_decay=cfg.weight_decay)
 
 class DptieEngine:
-    "Exact ghost clipping and the DP step of `dptie_nb.dpoptim`."
+    "Exact ghost clipping and the DP step of `dptie_nb.dpoptim`; `verify_next` checks the next micro-batch by autograd."
     def __init__(self, model, opt, cfg, sigma, expected_batch_size, generator):
         from dptie_nb.dpoptim import DPOptimizer
+        if cfg.secure_noise and generator is not None: raise ValueError("secure_noise: pass no seeded generator")
         self.opt = DPOptimizer(opt, model, sigma, cfg.max_grad_norm, expected_batch_size=expected_batch_size,
-                               generator=None if cfg.secure_noise else generator, secure=cfg.secure_noise)
-    def backward(self, losses): return self.opt.backward(losses), norm_parts(self.opt.clipper)
+                               generator=generator, secure=cfg.secure_noise)
+        self.verify_next, self.verified = False, None
+    def backward(self, losses):
+        if not self.verify_next: return self.opt.backward(losses), norm_parts(self.opt.clipper)
+        c = self.opt.clipper
+        c.verify = True  # read at backward time: this micro-batch's norms and clipped sums are recomputed by autograd
+        try: norms = self.opt.backward(losses)
+        except RuntimeError as e:
+            if not str(e).startswith("verify:"): raise
+            raise RuntimeError(f"the check of the first DP step failed: {e}. The engine's per-example gradients disagree "
+                               "with autograd's, most likely because the model mixes the examples of a batch with functions "
+                               "its hooks cannot see (F.batch_norm(training=True), h - h.mean(0), anything that combines "
+                               "rows of the batch): then no example's gradient is its own and clipping does not bound its "
+                               "contribution. Use per-example layers (LayerNorm, GroupNorm) and check the model with "
+                               "GhostClipper(model, C, verify=True)") from None
+        finally: c.verify = False
+        dt = next(iter(c.params)).dtype
+        self.verify_next = False
+        self.verified = dict(examples=len(losses), rtol=c.verify_rtol or (1e-8 if dt == torch.float64 else 1e-4 if dt == torch.float32 else 1e-2))
+        return norms, norm_parts(c)
     def step(self): self.opt.step()
 
 class OpacusEngine:
@@ -160,10 +208,12 @@ class OpacusEngine:
     def __init__(self, model, opt, cfg, sigma, expected_batch_size, generator):
         from opacus import GradSampleModule
         from opacus.optimizers import DPOptimizer
+        if cfg.secure_noise and generator is not None: raise ValueError("secure_noise: pass no seeded generator")
         self.gsm = GradSampleModule(model, batch_first=True, loss_reduction="sum")
         self.opt = DPOptimizer(opt, noise_multiplier=sigma, max_grad_norm=cfg.max_grad_norm, expected_batch_size=None,
                                loss_reduction="sum", generator=generator, secure_mode=cfg.secure_noise)
-        self.ebs, self.params = expected_batch_size, [p for p in model.parameters() if p.requires_grad]
+        self.ebs, self.params, self.secure = expected_batch_size, [p for p in model.parameters() if p.requires_grad], cfg.secure_noise
+        self.verified = None  # Opacus' per-example gradients are not checked against autograd
         self.opt.attach_step_hook(lambda o: [p.grad.div_(self.ebs) for p in o.params])  # average by qN, not by |batch|
         self.pending = False
     def backward(self, losses):
@@ -173,6 +223,9 @@ class OpacusEngine:
         self.pending = True
         return norms.detach(), None
     def step(self):
+        if self.secure:  # a fresh generator from os.urandom per step (Opacus' own secure RNG needs torchcsprng)
+            dev = self.params[0].device
+            self.opt.generator = torch.Generator(dev).manual_seed(int.from_bytes(os.urandom(8), "little"))
         if not self.pending:  # an empty Poisson batch still gets its noise
             for p in self.params: p.grad_sample = torch.zeros((0, *p.shape), dtype=p.dtype, device=p.device)
             self.opt.signal_skip_step(True); self.opt.step(); self.opt.zero_grad()
@@ -209,11 +262,19 @@ def _plan(cfg, n_train):
     if cfg.private:
         q = min(1.0, cfg.batch_size / n_train)
         steps = max(1, int(round(cfg.epochs / q)))
-        return PoissonSampler(n_train, q, cfg.seed), steps, q, q * n_train
+        return PoissonSampler(n_train, q, cfg.seed, secure=cfg.secure_noise), steps, q, q * n_train
     s = ShuffledSampler(n_train, cfg.batch_size, cfg.seed)
     return s, max(1, int(round(cfg.epochs * s.steps_per_epoch))), None, None
 
 def _every(k, steps, rows): return k if k > 0 else max(1, steps // rows)
+
+def _steps_begun(path, cfg) -> int:
+    "Steps an earlier attempt of this secure run began (0 if none), from its `released.json`."
+    if path is None or not path.exists(): return 0
+    r = json.loads(path.read_text())
+    if r.get("config") != json.dumps(asdict(cfg), sort_keys=True):
+        raise ValueError(f"{path} was written by another configuration; move it away or write this run elsewhere")
+    return int(r["steps_begun"])
 
 def train(cfg:RunConfig, # the run
           out:str|Path|None=None, # folder for metrics.json (None: write nothing)
@@ -243,21 +304,26 @@ def train(cfg:RunConfig, # the run
     ledger, sigma, engine, gen = PrivacyLedger(), None, None, None
     if cfg.private:
         sigma = noise_multiplier(target_epsilon=cfg.epsilon, sample_rate=q, steps=steps, delta=delta, method=cfg.accountant)
-        gen = torch.Generator(cfg.device).manual_seed(cfg.seed + 10_000)
+        if not cfg.secure_noise: gen = torch.Generator(cfg.device).manual_seed(cfg.seed + 10_000)
         engine = (DptieEngine if cfg.engine == "dptie" else OpacusEngine)(model, opt, cfg, sigma, ebs, gen)
+        if cfg.engine == "dptie": engine.verify_next = True  # the first DP step is checked against autograd
     m = dict(schema=1, run_id=cfg.run_id(), status="running", error=None, config=asdict(cfg),
              model_info=dict(model.dptie_info, params=param_counts(model)), environment=environment(cfg.device),
-             data=dict(train=tr.meta, dev=dev.meta),
+             data=dict(train=_public_meta(tr.meta, cfg), dev=dev.meta),
              privacy=dict(private=cfg.private, delta=delta, sample_rate=q, planned_steps=steps, noise_multiplier=sigma,
                           expected_batch_size=ebs, accountant_for_calibration=cfg.accountant,
-                          noise="secure" if cfg.secure_noise else "seeded"),
+                          noise="secure" if cfg.secure_noise else "seeded",
+                          sampling=("secure" if cfg.secure_noise else "seeded") if cfg.private else None,
+                          diagnostics=cfg.diagnostics, **privacy_scope(cfg)),
              history=[], evals=[])
     if not model.dptie_info["pretrained"]: m["warning"] = f"{cfg.model} was randomly initialised (regime={cfg.regime!r})"
     write = (lambda: atomic_write_json(Path(out)/"metrics.json", m)) if out and rank == 0 else (lambda: None)
+    m_cfg = json.dumps(asdict(cfg), sort_keys=True)
     log_k, eval_k = _every(cfg.log_every, steps, 40), _every(cfg.eval_every, steps, 5)
     bar = _progress(steps, progress and rank == 0, cfg.run_id())
     step_times = []
     ck, start = (Path(out)/"checkpoint.pt" if out and cfg.checkpoint_every else None), 0
+    rel = Path(out)/"released.json" if out and cfg.private and cfg.secure_noise else None
     if ck is not None and ck.exists():
         st = load_checkpoint(ck, cfg)
         model.load_state_dict(st["model"]); opt.load_state_dict(st["optimizer"]); torch.set_rng_state(st["torch_rng"])
@@ -266,6 +332,8 @@ def train(cfg:RunConfig, # the run
         m.update(history=json.loads(st["history"]), evals=json.loads(st["evals"]), resumed_from_step=st["step"])
         step_times, start = list(st["step_times"]), st["step"]
         bar.update(start)
+    lost = _steps_begun(rel, cfg) - ledger.steps  # secure: steps begun after the last checkpoint, their updates lost
+    if lost > 0: ledger.step(sigma, q, lost)  # their noise and batches may have been released: counted, never replayed
     try:
         if ws > 1: check_same(params_sha256(model), "initial parameters")
         if start == 0:
@@ -273,13 +341,19 @@ def train(cfg:RunConfig, # the run
         write()
         for step in range(start, steps):
             ts = time.time()
+            if rel is not None and rank == 0:  # on disk before the step can release anything
+                atomic_write_json(rel, dict(config=m_cfg, steps_begun=ledger.steps + 1))
             idx = sampler.batch(step)
+            if ws > 1 and cfg.secure_noise: idx = all_gather_objects(idx)[0]  # rank 0's draw: one batch for all
             row = _one_step(model, opt, engine, cfg, tr, idx)
             if cfg.private: ledger.step(sigma, q)
+            if engine is not None and engine.verified and "first_step_verified" not in m["privacy"]:
+                m["privacy"]["first_step_verified"] = dict(step=step + 1, **engine.verified)
             step_times.append(time.time() - ts)
             if (step + 1) % log_k == 0 or step + 1 == steps:
                 row.update(step=step + 1, epoch=(step + 1) / steps * cfg.epochs, step_time_s=step_times[-1],
                            peak_memory_mb=peak_memory_mb(cfg.device))
+                if cfg.diagnostics == "off": row = {k: v for k, v in row.items() if k not in DIAGNOSTICS}
                 if cfg.private:  # PRV costs up to a second a call: at evaluations and at the end; RDP on every row
                     row.update(eps_rdp=ledger.epsilon(delta, "rdp"))
                     if (step + 1) % eval_k == 0 or step + 1 == steps: row.update(eps_prv=ledger.epsilon(delta, "prv"))
@@ -292,6 +366,9 @@ def train(cfg:RunConfig, # the run
                 save_checkpoint(ck, step + 1, model, opt, gen, ledger, m, step_times)
             bar.update(1)
         bar.close()
+        if cfg.private and "first_step_verified" not in m["privacy"]:
+            m["privacy"]["first_step_verified"] = None  # not checked: the opacus engine, or every Poisson batch was empty
+        if rel is not None: m["privacy"]["lost_steps"] = ledger.steps - steps  # counted beyond the steps taken
         m["privacy"].update(steps=ledger.steps if cfg.private else steps, ledger=ledger.to_dict(),
                             epsilon_rdp=ledger.epsilon(delta, "rdp") if cfg.private else None,
                             epsilon_prv=ledger.epsilon(delta, "prv") if cfg.private else None)
@@ -307,6 +384,7 @@ def train(cfg:RunConfig, # the run
         write(); raise
     write()
     if ck is not None and rank == 0: ck.unlink(missing_ok=True)
+    if rel is not None and rank == 0: rel.unlink(missing_ok=True)
     return m
 
 def _progress(total, show, desc):

@@ -173,3 +173,19 @@ def test_torchrun_end_to_end(tmp_path):
     # each logged row is the whole global Poisson batch, not one rank's share
     assert [h["batch_size"] for h in m["history"]] == [len(PoissonSampler(n, q, 3).batch(s)) for s in range(steps)]
     assert all(h["loss"] is not None for h in m["history"] if h["batch_size"])
+
+@pytest.mark.skipif(not os.environ.get("DPTIE_ASSETS"), reason="needs DPTIE_ASSETS")
+def test_torchrun_secure(tmp_path):
+    "A secure run on two processes: rank 0 draws each Poisson batch from the OS and shares it; a release, no diagnostics."
+    from dptie_nb.distributed import launch_train
+    from dptie_nb.train import RunConfig
+    cfg = RunConfig(task="sst2", epsilon=3.0, train_cap=48, dev_cap=16, max_len=32, batch_size=16, epochs=1, lr=1e-3,
+                    num_threads=1, seed=3, world_size=W, secure_noise=True, checkpoint_every=1)
+    out = tmp_path/"run"
+    m = launch_train(asdict(cfg), out, timeout=900, env={"OMP_NUM_THREADS": "1"})
+    assert m["status"] == "ok", m.get("error")
+    assert sorted(p.name for p in out.iterdir()) == ["metrics.json"]  # checkpoint and released.json gone
+    pv = m["privacy"]
+    assert (pv["noise"], pv["sampling"], pv["diagnostics"], pv["steps"], pv["lost_steps"]) == ("secure", "secure", "off", 3, 0)
+    assert pv["first_step_verified"]["step"] >= 1
+    assert {k for h in m["history"] for k in h} == {"step", "epoch", "eps_rdp", "eps_prv"}
