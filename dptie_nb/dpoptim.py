@@ -109,7 +109,11 @@ def _noise(self:DPOptimizer, p):
     "N(0, σ²C²) shaped like `p`, from the configured source"
     gen = self._generator(p.device)
     dt = p.dtype if p.dtype in (torch.float32, torch.float64) else torch.float32
-    z = torch.randn(p.shape, generator=gen, device=gen.device if gen is not None else p.device, dtype=dt)
+    draw = lambda: torch.randn(p.shape, generator=gen, device=gen.device if gen is not None else p.device, dtype=dt)
+    z = draw()
+    if self.secure:  # as Opacus' secure_mode: (z1+z2+z3+z4)/2, against attacks on floating-point Gaussian samples
+        for _ in range(3): z.add_(draw())
+        z.mul_(0.5)
     return z.mul_(self.noise_multiplier * self.max_grad_norm).to(p.device, p.dtype)
 
 @patch
