@@ -5,8 +5,8 @@ __version__ = "0.1.0"
 
 import importlib as _importlib
 
-_MODULES = ("assets", "data", "model", "accountant", "ghost", "dpoptim", "bench", "train", "sweep", "report",
-            "pretrain", "distributed", "checkpoint", "cli")
+from pathlib import Path as _Path
+_MODULES = tuple(sorted(p.stem for p in _Path(__file__).parent.glob("*.py") if not p.stem.startswith("_")))  # what nbdev exported
 
 def __getattr__(name):
     if name in _MODULES: return _importlib.import_module(f"{__name__}.{name}")

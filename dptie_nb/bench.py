@@ -8,11 +8,13 @@ import argparse, contextlib, importlib, io, json, math, os, platform, statistics
 from pathlib import Path
 
 from .files import atomic_write_json
+from .config import versions
+
 
 # %% auto #0
-__all__ = ['SHAPES', 'MODES', 'DEFAULT_MODES', 'LOSSES', 'LABEL_WORDS', 'TARGETS', 'shape_config', 'n_params', 'plan',
-           'random_batch', 'per_example_loss', 'add_noise_', 'make_step', 'run_one', 'run_config', 'pe_estimate_mb',
-           'sweep', 'ratios', 'format_ratios', 'plot', 'main']
+__all__ = ['SHAPES', 'MODES', 'DEFAULT_MODES', 'LOSSES', 'LABEL_WORDS', 'ENGINE_OF', 'TARGETS', 'shape_config', 'n_params',
+           'plan', 'random_batch', 'per_example_loss', 'make_step', 'run_one', 'run_config', 'pe_estimate_mb', 'sweep',
+           'ratios', 'format_ratios', 'plot', 'main']
 
 # %% ../nbs/06_bench.ipynb #f7af1944
 SHAPES = {"distilgpt2": dict(config="distilgpt2"), "gpt2": dict(config="gpt2"),
@@ -83,14 +85,6 @@ def per_example_loss(model, batch:dict, loss:str):
     if loss == "lm": return lm_loss(model, batch["input_ids"], batch["attention_mask"])
     raise ValueError(f"unknown loss {loss!r}; use 'class' or 'lm'")
 
-def add_noise_(params, std:float, B:int):
-    "`p.grad = (p.grad + N(0, std²)) / B` for every parameter with a gradient, as Opacus' `DPOptimizer` does."
-    import torch
-    for p in params:
-        if p.grad is None: continue
-        if std > 0: p.grad.add_(torch.normal(0.0, std, p.shape, device=p.device, dtype=p.dtype))
-        p.grad.div_(B)
-
 # %% ../nbs/06_bench.ipynb #2d90f3eb
 class _Phases:
     "Wall-clock seconds per named phase (synchronising a GPU before each reading)."
@@ -102,75 +96,32 @@ class _Phases:
         self.sync(); now = time.perf_counter()
         self.d[name] = self.d.get(name, 0.0) + now - self.t; self.t = now
 
-class _PerExample:
-    "A criterion for `DPLossFastGradientClipping` whose input is already the per-example losses."
-    reduction = "mean"
-    def __call__(self, losses):
-        return losses if self.reduction == "none" else losses.mean() if self.reduction == "mean" else losses.sum()
-
 # %% ../nbs/06_bench.ipynb #1da7eec5
+ENGINE_OF = {"nonprivate": "none", "dptie": "dptie", "opacus-pe": "opacus", "opacus-ghost": "opacus-ghost"}  # method -> engine
+
 def make_step(mode:str, # a key of `MODES`
               model, # the model, built with the mode's tying
               loss:str, # "class" or "lm"
-              B:int, # batch size (Opacus' expected batch size; dptie divides by it)
+              B:int, # batch size (the expected batch size the noisy sum is divided by)
               max_grad_norm:float=1.0, # clipping norm C
               noise_multiplier:float=1.0, # noise std / C
               lr:float=1e-4, # learning rate
               optimizer:str="adam", # "adam" (the benchmark) or "sgd" (tests: the update is then the gradient)
              ):
-    "A function `step(batch) -> {phase: seconds}` doing one training step of `mode` on `model`."
+    "A function `step(batch) -> {phase: seconds}` doing one training step of `mode` on `model`, with training's engine"
     import torch
-    method, _ = MODES[mode]
+    from dptie_nb.engine import make_engine
     params = [p for p in model.parameters() if p.requires_grad]
-    mk = (lambda: torch.optim.Adam(params, lr=lr)) if optimizer == "adam" else (lambda: torch.optim.SGD(params, lr=lr))
-    dev = params[0].device
-    C, std = max_grad_norm, noise_multiplier * max_grad_norm
-    if method == "nonprivate":
-        opt = mk()
-        def step(batch):
-            t = _Phases(dev); opt.zero_grad(set_to_none=True)
-            losses = per_example_loss(model, batch, loss); t("forward")
-            losses.mean().backward(); t("backward")
-            opt.step(); t("step")
-            return t.d
-    elif method == "dptie":
-        from dptie_nb.ghost import GhostClipper
-        opt, clipper = mk(), GhostClipper(model, max_grad_norm=C)
-        def step(batch):
-            t = _Phases(dev); opt.zero_grad(set_to_none=True)
-            losses = per_example_loss(model, batch, loss); t("forward")
-            clipper.backward(losses); t("backward")
-            add_noise_(params, std, B); t("noise")
-            opt.step(); t("step")
-            return t.d
-    elif method == "opacus-pe":
-        from opacus import GradSampleModule
-        from opacus.optimizers import DPOptimizer
-        gsm = GradSampleModule(model, loss_reduction="mean")
-        opt = DPOptimizer(mk(), noise_multiplier=noise_multiplier, max_grad_norm=C, expected_batch_size=B, loss_reduction="mean")
-        def step(batch):
-            t = _Phases(dev); opt.zero_grad(set_to_none=True)
-            losses = per_example_loss(model, batch, loss); t("forward")
-            losses.mean().backward(); t("backward")
-            opt.step(); t("step")   # clips the per-example gradients, sums, adds noise, Adam
-            return t.d
-        step.keep = gsm
-    elif method == "opacus-ghost":
-        from opacus.grad_sample import GradSampleModuleFastGradientClipping
-        from opacus.optimizers import DPOptimizerFastGradientClipping
-        from opacus.utils.fast_gradient_clipping_utils import DPLossFastGradientClipping
-        gsm = GradSampleModuleFastGradientClipping(model, max_grad_norm=C, use_ghost_clipping=True, loss_reduction="mean")
-        opt = DPOptimizerFastGradientClipping(mk(), noise_multiplier=noise_multiplier, max_grad_norm=C,
-                                              expected_batch_size=B, loss_reduction="mean")
-        crit = DPLossFastGradientClipping(gsm, opt, _PerExample(), loss_reduction="mean")
-        def step(batch):
-            t = _Phases(dev); opt.zero_grad(set_to_none=True)
-            losses = per_example_loss(model, batch, loss); t("forward")
-            crit(losses).backward(); t("backward")   # norms, then the re-weighted second backward
-            opt.step(); t("step")
-            return t.d
-        step.keep = gsm
-    else: raise ValueError(f"unknown method {method!r}")
+    opt = torch.optim.Adam(params, lr=lr) if optimizer == "adam" else torch.optim.SGD(params, lr=lr)
+    gen = torch.Generator(params[0].device).manual_seed(0)
+    engine = make_engine(ENGINE_OF[MODES[mode][0]], model, opt, noise_multiplier, max_grad_norm, float(B), gen)
+    def step(batch):
+        t = _Phases(params[0].device)
+        losses = per_example_loss(model, batch, loss); t("forward")
+        engine.backward(losses); t("backward")
+        engine.step(); t("step")     # noise (DP modes), division by B, optimizer step
+        return t.d
+    step.engine = engine
     return step
 
 # %% ../nbs/06_bench.ipynb #b1724637
@@ -189,12 +140,7 @@ def _reset_hwm() -> bool:
         return True
     except OSError: return False
 
-def _versions() -> dict:
-    import torch
-    try: import opacus; ov = opacus.__version__
-    except Exception: ov = None
-    import transformers
-    return dict(torch=torch.__version__, opacus=ov, transformers=transformers.__version__, python=platform.python_version())
+
 
 # %% ../nbs/06_bench.ipynb #f1221b03
 def run_one(conf:dict, # shape, mode, B, T, loss; optional steps, warmup, device, seed, max_grad_norm, noise_multiplier, dropout, step_budget_s
@@ -211,7 +157,7 @@ def run_one(conf:dict, # shape, mode, B, T, loss; optional steps, warmup, device
                device=str(dev), device_name=torch.cuda.get_device_name(dev) if dev.type == "cuda" else platform.processor() or platform.machine(),
                threads=torch.get_num_threads(), steps=c["steps"], warmup=c["warmup"], max_grad_norm=c["max_grad_norm"],
                noise_multiplier=c["noise_multiplier"], optimizer="adam", status="failed", message="", peak_mem_mb=None,
-               base_mem_mb=None, step_time_s=None, n_steps=0) | _versions()
+               base_mem_mb=None, step_time_s=None, n_steps=0) | versions()
     t_start = time.perf_counter()
     try:
         torch.manual_seed(c["seed"])
@@ -320,7 +266,7 @@ def run_config(conf:dict, # a configuration, as from `plan`, plus run settings
         msg = why or (f"the process died (exit code {rc}{': killed, probably by the kernel OOM killer' if rc in (-9, 137) else ''}) "
                       "without writing a record")
         return dict(conf, method=MODES[conf["mode"]][0], status="failed", message=msg, peak_mem_mb=None, base_mem_mb=None,
-                    step_time_s=None, n_steps=0, monitored_peak_rss_mb=peak_seen, wall_s=time.perf_counter() - t0) | _versions()
+                    step_time_s=None, n_steps=0, monitored_peak_rss_mb=peak_seen, wall_s=time.perf_counter() - t0) | versions()
 
 # %% ../nbs/06_bench.ipynb #f035bfd5
 def _key(r): return (r["shape"], r["mode"], r["B"], r["T"], r["loss"], r.get("device", "cpu").split(":")[0])
@@ -347,11 +293,11 @@ def sweep(confs:list, # configurations, as from `plan`, each with run settings
     for i, c in enumerate(todo, 1):
         tag = f"[{i}/{len(todo)}] {c['shape']} {c['loss']} B={c['B']} T={c['T']} {c['mode']}"
         if budget_s and time.perf_counter() - t0 > budget_s:
-            r = dict(c, method=MODES[c["mode"]][0], status="skipped", message=f"sweep budget --budget-s {budget_s:g} s used up") | _versions()
+            r = dict(c, method=MODES[c["mode"]][0], status="skipped", message=f"sweep budget --budget-s {budget_s:g} s used up") | versions()
         elif MODES[c["mode"]][0] == "opacus-pe" and max_rss_mb and pe_estimate_mb(c) > max_rss_mb:
             r = dict(c, method="opacus-pe", status="skipped", est_mem_mb=pe_estimate_mb(c),
                      message=f"per-example gradients alone need ≥ {pe_estimate_mb(c)/1024:.1f} GB (weights, grads, Adam "
-                             f"state and B={c['B']} per-example copies), over --max-rss-gb {max_rss_mb/1024:.1f} GB") | _versions()
+                             f"state and B={c['B']} per-example copies), over --max-rss-gb {max_rss_mb/1024:.1f} GB") | versions()
         else: r = run_config(c, launcher, timeout, max_rss_mb)
         recs = [x for x in recs if _key(x) != _key(r)] + [r]
         atomic_write_json(fn, recs)

@@ -15,8 +15,7 @@ from torch import Tensor
 
 # %% auto #0
 __all__ = ['world', 'is_distributed', 'backend_for', 'init_from_env', 'shutdown', 'shard', 'all_reduce_', 'all_reduce_grads',
-           'all_gather_objects', 'gather_lists', 'sum_across', 'check_same', 'torchrun_cmd', 'dptie_cmd', 'launch',
-           'train_args', 'launch_train']
+           'all_gather_objects', 'gather_lists', 'sum_across', 'check_same', 'torchrun_cmd']
 
 # %% ../nbs/04a_distributed.ipynb #efe9d2dd
 def world() -> tuple[int, int]:
@@ -127,49 +126,10 @@ def check_same(value, # something every rank should hold identically, e.g. a has
 
 # %% ../nbs/04a_distributed.ipynb #f4d30e4c
 def torchrun_cmd(nproc:int, # processes on this machine
-                 python:str|None=None, # the interpreter whose torchrun and dptie to use
+                 python:str|None=None, # the interpreter whose torchrun to use
                 ) -> list[str]:
-    "The torchrun command line, up to (not including) the command it starts"
+    "The torchrun command line, up to (not including) the program it starts"
     python = python or sys.executable
     tr = Path(python).with_name("torchrun")
     head = [str(tr)] if tr.exists() else [python, "-m", "torch.distributed.run"]
     return head + ["--standalone", f"--nproc_per_node={int(nproc)}"]
-
-def dptie_cmd(python:str|None=None) -> list[str]:
-    "The `dptie` console command of `python`'s environment (or an equivalent `python -c`)"
-    python = python or sys.executable
-    exe = Path(python).with_name("dptie")
-    return ["--no-python", str(exe)] if exe.exists() else ["--no-python", python, "-c", "import sys; from dptie_nb.cli import main; sys.exit(main())"]
-
-def launch(args:list, # arguments of `dptie`, e.g. ["train", "--task", "sst2", ...]
-           nproc:int, # processes
-           cwd:str|Path|None=None, # working folder
-           env:dict|None=None, # extra environment variables
-           timeout:float|None=None, # seconds
-           python:str|None=None, # the interpreter whose environment to use
-          ) -> subprocess.CompletedProcess:
-    "Run `dptie ARGS` on `nproc` processes under torchrun; raise with the output's end if it fails"
-    if int(nproc) < 1: raise ValueError(f"nproc={nproc} must be at least 1")
-    cmd = torchrun_cmd(nproc, python) + dptie_cmd(python) + [str(a) for a in args]
-    r = subprocess.run(cmd, cwd=cwd, env={**os.environ, **(env or {})}, capture_output=True, text=True, timeout=timeout)
-    if r.returncode != 0:
-        raise RuntimeError(f"{' '.join(cmd)}\nfailed with exit code {r.returncode}:\n{(r.stdout + r.stderr)[-4000:]}")
-    return r
-
-def _opt(v) -> str:
-    if v is None: return "none"
-    if isinstance(v, bool): return "true" if v else "false"
-    return str(v)
-
-def train_args(config:dict) -> list[str]:
-    "`dptie train` options for a run's settings (`dataclasses.asdict(RunConfig(...))`)"
-    return [a for k, v in config.items() for a in (f"--{k.replace('_', '-')}", _opt(v))]
-
-def launch_train(config:dict, # the run's settings, `asdict(cfg)`; its `world_size` processes are started
-                 out:str|Path, # folder for metrics.json
-                 **kw, # passed to `launch`
-                ) -> dict:
-    "Run `dptie train` for `config` under torchrun on `config['world_size']` processes; the metrics rank 0 wrote"
-    if not isinstance(config, dict): raise TypeError("pass the settings as a dict: dataclasses.asdict(cfg)")
-    launch(["train", *train_args(config), "--out", str(out)], config.get("world_size", 1), **kw)
-    return json.loads((Path(out)/"metrics.json").read_text())

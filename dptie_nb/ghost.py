@@ -794,11 +794,3 @@ def clip_reference(grads:list, # per parameter [B,*p.shape], as from `per_exampl
     norms = sq.sqrt()
     c = max_grad_norm / norms.clamp_min(max_grad_norm)
     return norms, [torch.tensordot(c.to(g.dtype), g, dims=1) for g in grads]
-
-# %% ../nbs/04_ghost.ipynb #55c45142
-def untie(model):
-    "Give a tied HF model its own LM-head matrix, a copy of the input embeddings"
-    model.config.tie_word_embeddings = False
-    head = model.get_output_embeddings()
-    head.weight = nn.Parameter(model.get_input_embeddings().weight.detach().clone())
-    return model

@@ -14,7 +14,7 @@ from torch import nn
 from .assets import AssetNotFound, model_source
 
 # %% auto #0
-__all__ = ['TYINGS', 'is_tied', 'build_model', 'param_counts', 'hidden_states', 'class_logits', 'class_loss', 'predict',
+__all__ = ['TYINGS', 'is_tied', 'untie', 'build_model', 'param_counts', 'hidden_states', 'class_logits', 'class_loss', 'predict',
            'lm_loss']
 
 # %% ../nbs/02_model.ipynb #4bf3309c
@@ -41,8 +41,8 @@ def is_tied(model:nn.Module) -> bool:
     out = model.get_output_embeddings()
     return out is not None and out.weight is model.get_input_embeddings().weight
 
-def _untie(model, head_init):
-    "Give the LM head its own Parameter: a copy of the input embedding, or a fresh random matrix."
+def untie(model, head_init:str="copy"):
+    "Give the LM head its own Parameter: a copy of the input embedding ('copy'), or a fresh random matrix ('random'); the model"
     emb, head = model.get_input_embeddings(), model.get_output_embeddings()
     w = emb.weight.detach().clone()
     if head_init == "random":
@@ -50,6 +50,7 @@ def _untie(model, head_init):
         with torch.no_grad(): w.normal_(0.0, std)
     head.weight = nn.Parameter(w, requires_grad=emb.weight.requires_grad)
     model.config.tie_word_embeddings = False
+    return model
 
 # %% ../nbs/02_model.ipynb #e5fc9d6e
 def build_model(spec, # a name (`gpt2`, `dptie-mini`), Hub id, folder, or `transformers` config
@@ -80,7 +81,7 @@ def build_model(spec, # a name (`gpt2`, `dptie-mini`), Hub id, folder, or `trans
     if want_tied and not is_tied(model): model.get_output_embeddings().weight = model.get_input_embeddings().weight
     if not want_tied and (is_tied(model) or tying == "untied"):
         # checkpoints saved tied have no separate head: start it from the embedding (or at random)
-        if is_tied(model) or weights is None or _head_missing(weights): _untie(model, head_init)
+        if is_tied(model) or weights is None or _head_missing(weights): untie(model, head_init)
     assert is_tied(model) == want_tied
     model.dptie_info = dict(model=name, source=str(weights) if weights else None, pretrained=weights is not None,
                             tying="tied" if want_tied else "untied", head_init=None if want_tied else head_init)

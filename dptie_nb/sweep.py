@@ -10,16 +10,12 @@ from dataclasses import asdict
 from pathlib import Path
 
 from .files import atomic_write_json
-from .train import RunConfig
+from .config import NEUTRAL, STUDY, RunConfig, config_diff, defaults, parse_epsilon
 
 # %% auto #0
-__all__ = ['STUDY', 'NEUTRAL', 'load_presets', 'expand', 'template_path', 'check_parameters', 'config_diff', 'run_status',
-           'run_one', 'run_sweep', 'main']
+__all__ = ['load_presets', 'expand', 'template_path', 'check_parameters', 'run_status', 'run_one', 'run_sweep', 'main']
 
 # %% ../nbs/08_sweep.ipynb #9dd65e9b
-import dptie_nb
-STUDY = Path(dptie_nb.__file__).resolve().parents[1]/"nbs"/"study"  # templates and presets, in the repository
-
 def load_presets(path:str|Path|None=None) -> dict:
     "The presets file as a dict of presets."
     path = Path(path or STUDY/"presets.toml")
@@ -27,13 +23,9 @@ def load_presets(path:str|Path|None=None) -> dict:
     try: return tomllib.loads(path.read_text())
     except tomllib.TOMLDecodeError as e: raise ValueError(f"{path} is not valid TOML: {e}") from None
 
-_DEFAULTS = asdict(RunConfig())
+_DEFAULTS = defaults()
 
-def _value(k, v):
-    if k == "epsilon" and isinstance(v, str):
-        if v.lower() in ("none", "nonprivate", "inf"): return None
-        raise ValueError(f"epsilon={v!r}: use a number or 'none' for non-private")
-    return v
+def _value(k, v): return parse_epsilon(v) if k == "epsilon" else v
 
 def expand(name:str, # preset name
            presets:dict|None=None, # presets (default: nbs/study/presets.toml)
@@ -75,15 +67,6 @@ def check_parameters(template:Path, params:dict):
     if not declared: raise ValueError(f"{template} has no cell tagged 'parameters' (was the tag stripped by nbdev_clean?)")
     unknown = sorted(set(params) - declared)
     if unknown: raise ValueError(f"{template.name} does not declare parameter(s) {unknown}; it declares {sorted(declared)}")
-
-#: settings that do not change a run's result, so a finished run made with other values still counts as done
-NEUTRAL = ("num_threads", "checkpoint_every", "log_every")
-
-def config_diff(done:dict, cfg:RunConfig) -> list[str]:
-    "The settings in which a finished run's stored config `done` differs from `cfg` (empty when it matches)."
-    want = asdict(cfg)
-    done = asdict(RunConfig.from_dict({k: v for k, v in done.items() if k in want}))  # older runs lack newer fields
-    return [f"{k}: {done[k]!r} (run) vs {want[k]!r} (preset)" for k in want if k not in NEUTRAL and done[k] != want[k]]
 
 def run_status(run_dir:Path, cfg:RunConfig|None=None) -> str:
     "'ok' when the run finished ('stale' when made with other settings than `cfg`), 'failed', 'partial' (a metrics file that is not finished or unreadable) or 'missing'."

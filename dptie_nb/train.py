@@ -4,7 +4,7 @@
 
 # %% ../nbs/07_train.ipynb #ded43249
 from __future__ import annotations
-import argparse, json, math, os, platform, resource, sys, time, traceback
+import argparse, json, math, os, platform, resource, subprocess, sys, time, traceback
 from dataclasses import asdict, dataclass, field, fields
 from pathlib import Path
 
@@ -14,98 +14,23 @@ import torch
 from .accountant import PrivacyLedger, noise_multiplier, paper_delta
 from .assets import load_config, load_tokenizer
 from .files import atomic_write_json, jsonable
-from .data import PoissonSampler, ShuffledSampler, collate, get_task, load_task
-from .distributed import all_gather_objects, all_reduce_grads, check_same, gather_lists, init_from_env, shard, shutdown, world
+from .data import PoissonSampler, ShuffledSampler, collate, load_task
+from .distributed import all_gather_objects, check_same, gather_lists, init_from_env, shard, shutdown, torchrun_cmd, world
+from .engine import make_engine
 from .model import build_model, class_loss, param_counts, predict
 
 # %% auto #0
-__all__ = ['ENGINES', 'OPTIMIZERS', 'DIAGNOSTICS', 'TRAIN_DIAGNOSTICS', 'RunConfig', 'environment', 'params_sha256',
-           'peak_memory_mb', 'privacy_scope', 'make_model', 'evaluate', 'make_optimizer', 'DptieEngine', 'OpacusEngine',
-           'norm_parts', 'save_checkpoint', 'load_checkpoint', 'train', 'main']
+__all__ = ['DIAGNOSTICS', 'TRAIN_DIAGNOSTICS', 'environment', 'params_sha256', 'peak_memory_mb', 'privacy_scope', 'make_model',
+           'evaluate', 'make_optimizer', 'save_checkpoint', 'load_checkpoint', 'train', 'train_args', 'train_parser',
+           'main', 'launch_train']
 
 # %% ../nbs/07_train.ipynb #7312b362
-ENGINES = ("dptie", "opacus", "none")
-OPTIMIZERS = ("sgd", "adam", "adamw")
-
-@dataclass
-class RunConfig:
-    "Everything that defines one run of the study."
-    task: str = "sst2" # sst2, qnli or qqp
-    model: str = "dptie-mini" # model name, Hub id or folder
-    regime: str = "pretrained" # "pretrained": the model's weights; "random": its architecture from random initialisation
-    tying: str = "tied" # "tied" or "untied"
-    head_init: str = "copy" # untied head starts as a "copy" of the embedding or "random"
-    epsilon: float|None = None # target ε; None trains non-privately
-    delta: float|None = None # δ; None means N^-1.1 as in the seed paper
-    seed: int = 0 # training seed (sampling, noise, dropout, random init)
-    lr: float = 5e-4 # learning rate
-    optimizer: str = "adam" # sgd, adam or adamw
-    batch_size: int = 32 # expected batch size qN for DP runs; the batch size otherwise
-    epochs: float = 1.0 # passes over the training data
-    max_grad_norm: float = 1.0 # per-example clipping norm C
-    engine: str = "dptie" # dptie, opacus, or none (forced for non-private runs)
-    accountant: str = "prv" # accountant that calibrates σ ("prv" or "rdp")
-    max_len: int = 128 # prompt length T
-    train_cap: int|None = None # use the first N training examples after a seeded shuffle
-    dev_cap: int|None = None # evaluate on the first N dev examples after a seeded shuffle
-    data_seed: int = 0 # seed of the caps' shuffle (same subset for every training seed)
-    micro_batch_size: int = 64 # physical batch: logical batches are accumulated from micro-batches
-    restrict_loss: bool = False # cross-entropy over the label words only (default: the full vocabulary)
-    eval_every: int = 0 # evaluate every this many steps (0: about 5 times per run)
-    log_every: int = 0 # record a history row every this many steps (0: about 40 rows per run)
-    weight_decay: float = 0.0 # for adamw
-    num_threads: int = 0 # torch CPU threads (0: leave as is)
-    device: str = "cpu" # cpu or cuda
-    secure_noise: bool = False # draw DP noise and Poisson batches from the OS's entropy (not reproducible); forces diagnostics="off"
-    diagnostics: str = "on" # "on": also record un-noised statistics of the private batches, which ε does not cover; "off": none
-    tag: str = "" # a prefix for the run's name, e.g. the sweep preset
-    checkpoint_every: int = 0 # save a resumable checkpoint every this many steps (0: never)
-    world_size: int = 1 # processes training together, launched with torchrun (see `dptie_nb.distributed`)
-
-    def __post_init__(self):
-        get_task(self.task)
-        if self.regime not in ("pretrained", "random"): raise ValueError(f"regime={self.regime!r}: use 'pretrained' or 'random'")
-        if self.tying not in ("tied", "untied"): raise ValueError(f"tying={self.tying!r}: use 'tied' or 'untied'")
-        if self.epsilon is not None and not (self.epsilon > 0 and math.isfinite(self.epsilon)):
-            raise ValueError(f"epsilon={self.epsilon}: a target ε must be a positive finite number (None for non-private)")
-        if self.engine not in ENGINES: raise ValueError(f"engine={self.engine!r}: use one of {ENGINES}")
-        if self.optimizer not in OPTIMIZERS: raise ValueError(f"optimizer={self.optimizer!r}: use one of {OPTIMIZERS}")
-        for k in ("lr", "epochs", "max_grad_norm"):
-            if not getattr(self, k) > 0: raise ValueError(f"{k}={getattr(self, k)} must be positive")
-        for k in ("batch_size", "micro_batch_size", "max_len", "world_size"):
-            if int(getattr(self, k)) <= 0: raise ValueError(f"{k}={getattr(self, k)} must be a positive integer")
-        if self.epsilon is None: self.engine = "none"
-        elif self.engine == "none": raise ValueError("engine='none' trains without privacy: set epsilon=None, or pick engine 'dptie' or 'opacus'")
-        if self.world_size > 1 and self.engine == "opacus": raise ValueError("engine='opacus' runs in one process: use engine='dptie' with world_size > 1")
-        if self.diagnostics not in ("on", "off"): raise ValueError(f"diagnostics={self.diagnostics!r}: use 'on' or 'off'")
-        if self.secure_noise: self.diagnostics = "off"  # a release: publish nothing that ε does not cover
-
-    @property
-    def private(self) -> bool: return self.epsilon is not None
-
-    def run_id(self) -> str:
-        "A readable, unique name for this run's folder."
-        eps = "nonpriv" if self.epsilon is None else f"eps{self.epsilon:g}"
-        eng = "" if self.engine in ("dptie", "none") else f"-{self.engine}"
-        rid = f"{self.task}-{Path(self.model).name}-{self.regime}-{self.tying}-{eps}{eng}-s{self.seed}"
-        return f"{self.tag}-{rid}" if self.tag else rid
-
-    @classmethod
-    def from_dict(cls, d:dict) -> "RunConfig":
-        "A config from a dict, refusing keys it does not know (a typo must not silently run the defaults)."
-        names = {f.name for f in fields(cls)}
-        unknown = sorted(set(d) - names)
-        if unknown: raise ValueError(f"unknown run setting(s) {unknown}; known: {sorted(names)}")
-        return cls(**d)
+from .config import ENGINES, OPTIMIZERS, RunConfig, versions   # the run schema: chapter 00b_config
 
 # %% ../nbs/07_train.ipynb #10d9b960
 def environment(device:str="cpu") -> dict:
     "Versions and hardware, for the record."
-    import transformers, opacus
-    import dptie_nb
-    env = dict(python=platform.python_version(), torch=torch.__version__, transformers=transformers.__version__,
-               opacus=opacus.__version__, dptie=dptie_nb.__version__, platform=platform.platform(),
-               cpu_count=os.cpu_count(), torch_threads=torch.get_num_threads(), device=device)
+    env = dict(versions(), platform=platform.platform(), cpu_count=os.cpu_count(), torch_threads=torch.get_num_threads(), device=device)
     if device.startswith("cuda") and torch.cuda.is_available(): env["gpu"] = torch.cuda.get_device_name()
     return env
 
@@ -170,73 +95,10 @@ def _to(batch, device): return {k: v.to(device) if torch.is_tensor(v) else v for
 
 # %% ../nbs/07_train.ipynb #720aa857
 def make_optimizer(cfg:RunConfig, params):
-    "The run's torch optimiser."
+    "The run's torch optimiser"
     if cfg.optimizer == "sgd": return torch.optim.SGD(params, lr=cfg.lr)
     if cfg.optimizer == "adam": return torch.optim.Adam(params, lr=cfg.lr)
     return torch.optim.AdamW(params, lr=cfg.lr, weight_decay=cfg.weight_decay)
-
-class DptieEngine:
-    "Exact ghost clipping and the DP step of `dptie_nb.dpoptim`; `verify_next` checks the next micro-batch by autograd."
-    def __init__(self, model, opt, cfg, sigma, expected_batch_size, generator):
-        from dptie_nb.dpoptim import DPOptimizer
-        if cfg.secure_noise and generator is not None: raise ValueError("secure_noise: pass no seeded generator")
-        self.opt = DPOptimizer(opt, model, sigma, cfg.max_grad_norm, expected_batch_size=expected_batch_size,
-                               generator=generator, secure=cfg.secure_noise)
-        self.verify_next, self.verified = False, None
-    def backward(self, losses):
-        if not self.verify_next: return self.opt.backward(losses), norm_parts(self.opt.clipper)
-        c = self.opt.clipper
-        c.verify = True  # read at backward time: this micro-batch's norms and clipped sums are recomputed by autograd
-        try: norms = self.opt.backward(losses)
-        except RuntimeError as e:
-            if not str(e).startswith("verify:"): raise
-            raise RuntimeError(f"the check of the first DP step failed: {e}. The engine's per-example gradients disagree "
-                               "with autograd's, most likely because the model mixes the examples of a batch with functions "
-                               "its hooks cannot see (F.batch_norm(training=True), h - h.mean(0), anything that combines "
-                               "rows of the batch): then no example's gradient is its own and clipping does not bound its "
-                               "contribution. Use per-example layers (LayerNorm, GroupNorm) and check the model with "
-                               "GhostClipper(model, C, verify=True)") from None
-        finally: c.verify = False
-        dt = next(iter(c.params)).dtype
-        self.verify_next = False
-        self.verified = dict(examples=len(losses), rtol=c.verify_rtol or (1e-8 if dt == torch.float64 else 1e-4 if dt == torch.float32 else 1e-2))
-        return norms, norm_parts(c)
-    def step(self): self.opt.step()
-
-class OpacusEngine:
-    "Opacus' per-example clipping: every per-example gradient materialised, then Opacus' DPOptimizer."
-    def __init__(self, model, opt, cfg, sigma, expected_batch_size, generator):
-        from opacus import GradSampleModule
-        from opacus.optimizers import DPOptimizer
-        if cfg.secure_noise and generator is not None: raise ValueError("secure_noise: pass no seeded generator")
-        self.gsm = GradSampleModule(model, batch_first=True, loss_reduction="sum")
-        self.opt = DPOptimizer(opt, noise_multiplier=sigma, max_grad_norm=cfg.max_grad_norm, expected_batch_size=None,
-                               loss_reduction="sum", generator=generator, secure_mode=cfg.secure_noise)
-        self.ebs, self.params, self.secure = expected_batch_size, [p for p in model.parameters() if p.requires_grad], cfg.secure_noise
-        self.verified = None  # Opacus' per-example gradients are not checked against autograd
-        self.opt.attach_step_hook(lambda o: [p.grad.div_(self.ebs) for p in o.params])  # average by qN, not by |batch|
-        self.pending = False
-    def backward(self, losses):
-        losses.sum().backward()
-        norms = torch.stack([p.grad_sample.reshape(len(losses), -1).norm(dim=1) for p in self.params], 1).norm(dim=1)
-        self.opt.signal_skip_step(True); self.opt.step(); self.opt.zero_grad()
-        self.pending = True
-        return norms.detach(), None
-    def step(self):
-        if self.secure:  # a fresh generator from os.urandom per step (Opacus' own secure RNG needs torchcsprng)
-            dev = self.params[0].device
-            self.opt.generator = torch.Generator(dev).manual_seed(int.from_bytes(os.urandom(8), "little"))
-        if not self.pending:  # an empty Poisson batch still gets its noise
-            for p in self.params: p.grad_sample = torch.zeros((0, *p.shape), dtype=p.dtype, device=p.device)
-            self.opt.signal_skip_step(True); self.opt.step(); self.opt.zero_grad()
-        for p in self.params: p.grad_sample = torch.zeros((0, *p.shape), dtype=p.dtype, device=p.device)
-        self.opt.step(); self.opt.zero_grad(); self.pending = False
-
-def norm_parts(clipper) -> dict|None:
-    "How the per-example squared norms split (input embedding, LM head, cross term, other), if the engine says."
-    st = getattr(clipper, "last_stats", None)
-    if not st: return None
-    return {k: v.detach().double().cpu() for k, v in st.items() if torch.is_tensor(v) and k != "total"}
 
 # %% ../nbs/07_train.ipynb #d90234bf
 def save_checkpoint(path:Path, step:int, model, opt, gen, ledger, m:dict, step_times:list):
@@ -258,7 +120,7 @@ def load_checkpoint(path:Path, cfg) -> dict:
 
 # %% ../nbs/07_train.ipynb #e20b6285
 def _plan(cfg, n_train):
-    "Sampler, steps, q and expected batch size of a run."
+    "Sampler, steps, q and expected batch size of a run"
     if cfg.private:
         q = min(1.0, cfg.batch_size / n_train)
         steps = max(1, int(round(cfg.epochs / q)))
@@ -269,182 +131,228 @@ def _plan(cfg, n_train):
 def _every(k, steps, rows): return k if k > 0 else max(1, steps // rows)
 
 def _steps_begun(path, cfg) -> int:
-    "Steps an earlier attempt of this secure run began (0 if none), from its `released.json`."
+    "Steps an earlier attempt of this secure run began (0 if none), from its `released.json`"
     if path is None or not path.exists(): return 0
     r = json.loads(path.read_text())
     if r.get("config") != json.dumps(asdict(cfg), sort_keys=True):
         raise ValueError(f"{path} was written by another configuration; move it away or write this run elsewhere")
     return int(r["steps_begun"])
 
-def train(cfg:RunConfig, # the run
-          out:str|Path|None=None, # folder for metrics.json (None: write nothing)
-          progress:bool=True, # show a progress bar
-          data:tuple|None=None, # (train, dev) `EncodedTask`s, to skip loading (tests)
-         ) -> dict:
-    "Run one experiment and return (and write) its metrics."
-    t0 = time.time()
-    if cfg.num_threads: torch.set_num_threads(cfg.num_threads)
+@dataclass
+class _Run:
+    "A run's working state, shared by the parts of `train`"
+    cfg: RunConfig; out: Path|None; rank: int; ws: int; tr: object; dev: object
+    model: object = None; opt: object = None; engine: object = None; sampler: object = None
+    steps: int = 0; q: float|None = None; ebs: float|None = None; sigma: float|None = None; delta: float|None = None
+    gen: object = None; ledger: object = None; m: dict|None = None; start: int = 0
+    step_times: list = field(default_factory=list); ck: Path|None = None; rel: Path|None = None
+
+# %% ../nbs/07_train.ipynb #a7e01b01
+def _prepare(cfg:RunConfig, out, data) -> _Run:
+    "Processes, data, model, optimizer, sampler, σ and engine of a run"
     rank, ws = init_from_env(cfg.device)
     if ws != cfg.world_size:
         raise ValueError(f"world_size={cfg.world_size} but {ws} process(es) were launched: run `torchrun --nproc_per_node "
                          f"{cfg.world_size} --no-python dptie train ... --world-size {cfg.world_size}` (from Python: "
-                         "dptie_nb.distributed.launch_train), or set world_size to the number of processes")
+                         "dptie_nb.train.launch_train), or set world_size to the number of processes")
     torch.manual_seed(cfg.seed); np.random.seed(cfg.seed)
     if data is None:
         tok = load_tokenizer()
         data = (load_task(cfg.task, "train", tok, cfg.max_len, cfg.train_cap, cfg.data_seed),
                 load_task(cfg.task, "dev", tok, cfg.max_len, cfg.dev_cap, cfg.data_seed))
-    tr, dev = data
-    n = len(tr)
-    delta = cfg.delta if cfg.delta is not None else paper_delta(n)
-    model = make_model(cfg).to(cfg.device).train()
+    r = _Run(cfg, Path(out) if out else None, rank, ws, *data)
+    r.delta = cfg.delta if cfg.delta is not None else paper_delta(len(r.tr))
+    r.model = make_model(cfg).to(cfg.device).train()
     if rank: torch.manual_seed(cfg.seed + 10_007 * rank)  # same weights on every rank, its own dropout stream
-    opt = make_optimizer(cfg, [p for p in model.parameters() if p.requires_grad])
-    sampler, steps, q, ebs = _plan(cfg, n)
-    ledger, sigma, engine, gen = PrivacyLedger(), None, None, None
+    r.opt = make_optimizer(cfg, [p for p in r.model.parameters() if p.requires_grad])
+    r.sampler, r.steps, r.q, r.ebs = _plan(cfg, len(r.tr))
+    r.ledger = PrivacyLedger()
     if cfg.private:
-        sigma = noise_multiplier(target_epsilon=cfg.epsilon, sample_rate=q, steps=steps, delta=delta, method=cfg.accountant)
-        if not cfg.secure_noise: gen = torch.Generator(cfg.device).manual_seed(cfg.seed + 10_000)
-        engine = (DptieEngine if cfg.engine == "dptie" else OpacusEngine)(model, opt, cfg, sigma, ebs, gen)
-        if cfg.engine == "dptie": engine.verify_next = True  # the first DP step is checked against autograd
+        r.sigma = noise_multiplier(target_epsilon=cfg.epsilon, sample_rate=r.q, steps=r.steps, delta=r.delta, method=cfg.accountant)
+        if not cfg.secure_noise: r.gen = torch.Generator(cfg.device).manual_seed(cfg.seed + 10_000)
+    r.engine = make_engine(cfg.engine, r.model, r.opt, r.sigma or 0., cfg.max_grad_norm, r.ebs, r.gen, cfg.secure_noise)
+    if cfg.engine == "dptie": r.engine.verify_next = True  # the first DP step is checked against autograd
+    r.ck = r.out/"checkpoint.pt" if r.out and cfg.checkpoint_every else None
+    r.rel = r.out/"released.json" if r.out and cfg.private and cfg.secure_noise else None
+    return r
+
+def _metrics(r:_Run) -> dict:
+    "The run's metrics.json before its first step"
+    cfg = r.cfg
     m = dict(schema=1, run_id=cfg.run_id(), status="running", error=None, config=asdict(cfg),
-             model_info=dict(model.dptie_info, params=param_counts(model)), environment=environment(cfg.device),
-             data=dict(train=_public_meta(tr.meta, cfg), dev=dev.meta),
-             privacy=dict(private=cfg.private, delta=delta, sample_rate=q, planned_steps=steps, noise_multiplier=sigma,
-                          expected_batch_size=ebs, accountant_for_calibration=cfg.accountant,
+             model_info=dict(r.model.dptie_info, params=param_counts(r.model)), environment=environment(cfg.device),
+             data=dict(train=_public_meta(r.tr.meta, cfg), dev=r.dev.meta),
+             privacy=dict(private=cfg.private, delta=r.delta, sample_rate=r.q, planned_steps=r.steps, noise_multiplier=r.sigma,
+                          expected_batch_size=r.ebs, accountant_for_calibration=cfg.accountant,
                           noise="secure" if cfg.secure_noise else "seeded",
                           sampling=("secure" if cfg.secure_noise else "seeded") if cfg.private else None,
                           diagnostics=cfg.diagnostics, **privacy_scope(cfg)),
              history=[], evals=[])
-    if not model.dptie_info["pretrained"]: m["warning"] = f"{cfg.model} was randomly initialised (regime={cfg.regime!r})"
-    write = (lambda: atomic_write_json(Path(out)/"metrics.json", m)) if out and rank == 0 else (lambda: None)
-    m_cfg = json.dumps(asdict(cfg), sort_keys=True)
-    log_k, eval_k = _every(cfg.log_every, steps, 40), _every(cfg.eval_every, steps, 5)
-    bar = _progress(steps, progress and rank == 0, cfg.run_id())
-    step_times = []
-    ck, start = (Path(out)/"checkpoint.pt" if out and cfg.checkpoint_every else None), 0
-    rel = Path(out)/"released.json" if out and cfg.private and cfg.secure_noise else None
-    if ck is not None and ck.exists():
-        st = load_checkpoint(ck, cfg)
-        model.load_state_dict(st["model"]); opt.load_state_dict(st["optimizer"]); torch.set_rng_state(st["torch_rng"])
-        if gen is not None: gen.set_state(st["noise_rng"])
-        ledger = PrivacyLedger.from_dict(st["ledger"])
-        m.update(history=json.loads(st["history"]), evals=json.loads(st["evals"]), resumed_from_step=st["step"])
-        step_times, start = list(st["step_times"]), st["step"]
-        bar.update(start)
-    lost = _steps_begun(rel, cfg) - ledger.steps  # secure: steps begun after the last checkpoint, their updates lost
-    if lost > 0: ledger.step(sigma, q, lost)  # their noise and batches may have been released: counted, never replayed
+    if not r.model.dptie_info["pretrained"]: m["warning"] = f"{cfg.model} was randomly initialised (regime={cfg.regime!r})"
+    return m
+
+def _resume(r:_Run):
+    "Continue from the run's checkpoint, if any; count the steps a secure run began after it"
+    if r.ck is not None and r.ck.exists():
+        st = load_checkpoint(r.ck, r.cfg)
+        r.model.load_state_dict(st["model"]); r.opt.load_state_dict(st["optimizer"]); torch.set_rng_state(st["torch_rng"])
+        if r.gen is not None: r.gen.set_state(st["noise_rng"])
+        r.ledger = PrivacyLedger.from_dict(st["ledger"])
+        r.m.update(history=json.loads(st["history"]), evals=json.loads(st["evals"]), resumed_from_step=st["step"])
+        r.step_times, r.start = list(st["step_times"]), st["step"]
+    lost = _steps_begun(r.rel, r.cfg) - r.ledger.steps  # secure: steps begun after the last checkpoint, their updates lost
+    if lost > 0: r.ledger.step(r.sigma, r.q, lost)  # their noise and batches may have been released: counted, never replayed
+
+# %% ../nbs/07_train.ipynb #a7e01b02
+def _step(r:_Run, step:int) -> dict:
+    "One logical batch of the run: drawn, trained on, counted; its row"
+    ts = time.time()
+    if r.rel is not None and r.rank == 0:  # on disk before the step can release anything
+        atomic_write_json(r.rel, dict(config=json.dumps(asdict(r.cfg), sort_keys=True), steps_begun=r.ledger.steps + 1))
+    idx = r.sampler.batch(step)
+    if r.ws > 1 and r.cfg.secure_noise: idx = all_gather_objects(idx)[0]  # rank 0's draw: one batch for all
+    row = _one_step(r.model, r.engine, r.cfg, r.tr, idx)
+    if r.cfg.private: r.ledger.step(r.sigma, r.q)
+    if r.engine.verified and "first_step_verified" not in r.m["privacy"]:
+        r.m["privacy"]["first_step_verified"] = dict(step=step + 1, **r.engine.verified)
+    r.step_times.append(time.time() - ts)
+    return row
+
+def _log(r:_Run, step:int, row:dict, with_prv:bool) -> dict:
+    "A history row: the step's statistics (none of them with diagnostics off), ε spent so far"
+    row.update(step=step + 1, epoch=(step + 1) / r.steps * r.cfg.epochs, step_time_s=r.step_times[-1],
+               peak_memory_mb=peak_memory_mb(r.cfg.device))
+    if r.cfg.diagnostics == "off": row = {k: v for k, v in row.items() if k not in DIAGNOSTICS}
+    if r.cfg.private:  # PRV costs up to a second a call: at evaluations and at the end; RDP on every row
+        row.update(eps_rdp=r.ledger.epsilon(r.delta, "rdp"))
+        if with_prv: row.update(eps_prv=r.ledger.epsilon(r.delta, "prv"))
+    r.m["history"].append(row)
+    return row
+
+def _finish(r:_Run, t0:float):
+    "The run's privacy totals and final numbers"
+    cfg, p = r.cfg, r.m["privacy"]
+    if cfg.private and "first_step_verified" not in p:
+        p["first_step_verified"] = None  # not checked: the opacus engine, or every Poisson batch was empty
+    if r.rel is not None: p["lost_steps"] = r.ledger.steps - r.steps  # counted beyond the steps taken
+    p.update(steps=r.ledger.steps if cfg.private else r.steps, ledger=r.ledger.to_dict(),
+             epsilon_rdp=r.ledger.epsilon(r.delta, "rdp") if cfg.private else None,
+             epsilon_prv=r.ledger.epsilon(r.delta, "prv") if cfg.private else None)
+    r.m["final"] = dict(dev_acc=r.m["evals"][-1]["acc"], dev_loss=r.m["evals"][-1]["loss"], steps=r.steps,
+                        train_time_s=time.time() - t0, mean_step_time_s=float(np.mean(r.step_times)),
+                        median_step_time_s=float(np.median(r.step_times)), peak_memory_mb=peak_memory_mb(cfg.device),
+                        params_sha256=params_sha256(r.model))
+    if r.ws > 1: check_same(r.m["final"]["params_sha256"], "final parameters")
+    r.m["status"] = "ok"
+
+# %% ../nbs/07_train.ipynb #a7e01b03
+def train(cfg:RunConfig, # the run
+          out:str|Path|None=None, # folder for metrics.json (None: write nothing)
+          progress:bool=True, # show a progress bar
+          data:tuple|None=None, # (train, dev) `EncodedTask`s, to skip loading (tests)
+         ) -> dict:
+    "Run one experiment and return (and write) its metrics"
+    t0 = time.time()
+    if cfg.num_threads: torch.set_num_threads(cfg.num_threads)
+    r = _prepare(cfg, out, data)
+    r.m = _metrics(r)
+    write = (lambda: atomic_write_json(r.out/"metrics.json", r.m)) if r.out and r.rank == 0 else (lambda: None)
+    log_k, eval_k = _every(cfg.log_every, r.steps, 40), _every(cfg.eval_every, r.steps, 5)
+    _resume(r)
+    bar = _progress(r.steps, progress and r.rank == 0, cfg.run_id())
+    bar.update(r.start)
+    evaluate_ = lambda s: r.m["evals"].append(dict(step=s, **evaluate(r.model, r.dev, restrict=cfg.restrict_loss, device=cfg.device)))
     try:
-        if ws > 1: check_same(params_sha256(model), "initial parameters")
-        if start == 0:
-            m["evals"].append(dict(step=0, **evaluate(model, dev, restrict=cfg.restrict_loss, device=cfg.device)))
+        if r.ws > 1: check_same(params_sha256(r.model), "initial parameters")
+        if r.start == 0: evaluate_(0)
         write()
-        for step in range(start, steps):
-            ts = time.time()
-            if rel is not None and rank == 0:  # on disk before the step can release anything
-                atomic_write_json(rel, dict(config=m_cfg, steps_begun=ledger.steps + 1))
-            idx = sampler.batch(step)
-            if ws > 1 and cfg.secure_noise: idx = all_gather_objects(idx)[0]  # rank 0's draw: one batch for all
-            row = _one_step(model, opt, engine, cfg, tr, idx)
-            if cfg.private: ledger.step(sigma, q)
-            if engine is not None and engine.verified and "first_step_verified" not in m["privacy"]:
-                m["privacy"]["first_step_verified"] = dict(step=step + 1, **engine.verified)
-            step_times.append(time.time() - ts)
-            if (step + 1) % log_k == 0 or step + 1 == steps:
-                row.update(step=step + 1, epoch=(step + 1) / steps * cfg.epochs, step_time_s=step_times[-1],
-                           peak_memory_mb=peak_memory_mb(cfg.device))
-                if cfg.diagnostics == "off": row = {k: v for k, v in row.items() if k not in DIAGNOSTICS}
-                if cfg.private:  # PRV costs up to a second a call: at evaluations and at the end; RDP on every row
-                    row.update(eps_rdp=ledger.epsilon(delta, "rdp"))
-                    if (step + 1) % eval_k == 0 or step + 1 == steps: row.update(eps_prv=ledger.epsilon(delta, "prv"))
-                m["history"].append(row)
+        for step in range(r.start, r.steps):
+            row, last, at_eval = _step(r, step), step + 1 == r.steps, (step + 1) % eval_k == 0
+            if (step + 1) % log_k == 0 or last:
+                row = _log(r, step, row, at_eval or last)
                 bar.set_postfix(loss=f"{row.get('loss') or float('nan'):.3f}", **({"eps_rdp": f"{row['eps_rdp']:.2f}"} if cfg.private else {}))
-            if (step + 1) % eval_k == 0 or step + 1 == steps:
-                m["evals"].append(dict(step=step + 1, **evaluate(model, dev, restrict=cfg.restrict_loss, device=cfg.device)))
-                write()
-            if ck is not None and rank == 0 and (step + 1) % cfg.checkpoint_every == 0 and step + 1 < steps:
-                save_checkpoint(ck, step + 1, model, opt, gen, ledger, m, step_times)
+            if at_eval or last: evaluate_(step + 1); write()
+            if r.ck is not None and r.rank == 0 and (step + 1) % cfg.checkpoint_every == 0 and not last:
+                save_checkpoint(r.ck, step + 1, r.model, r.opt, r.gen, r.ledger, r.m, r.step_times)
             bar.update(1)
         bar.close()
-        if cfg.private and "first_step_verified" not in m["privacy"]:
-            m["privacy"]["first_step_verified"] = None  # not checked: the opacus engine, or every Poisson batch was empty
-        if rel is not None: m["privacy"]["lost_steps"] = ledger.steps - steps  # counted beyond the steps taken
-        m["privacy"].update(steps=ledger.steps if cfg.private else steps, ledger=ledger.to_dict(),
-                            epsilon_rdp=ledger.epsilon(delta, "rdp") if cfg.private else None,
-                            epsilon_prv=ledger.epsilon(delta, "prv") if cfg.private else None)
-        m["final"] = dict(dev_acc=m["evals"][-1]["acc"], dev_loss=m["evals"][-1]["loss"], steps=steps,
-                          train_time_s=time.time() - t0, mean_step_time_s=float(np.mean(step_times)),
-                          median_step_time_s=float(np.median(step_times)), peak_memory_mb=peak_memory_mb(cfg.device),
-                          params_sha256=params_sha256(model))
-        if ws > 1: check_same(m["final"]["params_sha256"], "final parameters")
-        m["status"] = "ok"
+        _finish(r, t0)
     except BaseException as e:
         bar.close()
-        m.update(status="failed", error=f"{type(e).__name__}: {e}", traceback=traceback.format_exc())
+        r.m.update(status="failed", error=f"{type(e).__name__}: {e}", traceback=traceback.format_exc())
         write(); raise
     write()
-    if ck is not None and rank == 0: ck.unlink(missing_ok=True)
-    if rel is not None and rank == 0: rel.unlink(missing_ok=True)
-    return m
+    for f in (r.ck, r.rel):
+        if f is not None and r.rank == 0: f.unlink(missing_ok=True)
+    return r.m
 
 def _progress(total, show, desc):
     from tqdm.auto import tqdm
     return tqdm(total=total, disable=not show, desc=desc, mininterval=2)
 
 # %% ../nbs/07_train.ipynb #68e44f19
-def _one_step(model, opt, engine, cfg, tr, idx) -> dict:
-    row = dict(batch_size=len(idx))
-    rank, ws = world()
-    if engine is None and ws > 1: return dict(row, loss=_nonprivate_share(model, opt, cfg, tr, idx, rank, ws))
-    if engine is None:
-        b = _to(collate(tr, idx), cfg.device)
-        losses, _ = class_loss(model, b, cfg.restrict_loss)
-        opt.zero_grad(set_to_none=True); losses.mean().backward(); opt.step()
-        return dict(row, loss=float(losses.mean()))
+def _one_step(model, engine, cfg, tr, idx) -> dict:
+    "One logical batch: micro-batches through `engine.backward`, then one `engine.step()`; the row to log"
+    row, (rank, ws) = dict(batch_size=len(idx)), world()
     all_l, all_n, parts = [], [], {}
     mine = shard(idx, rank, ws)  # this rank's share (all of it in one process)
     for s in range(0, len(mine), cfg.micro_batch_size):
         b = _to(collate(tr, mine[s:s + cfg.micro_batch_size]), cfg.device)
         losses, _ = class_loss(model, b, cfg.restrict_loss)
-        norms, pp = engine.backward(losses)
-        all_l.append(losses.detach().double().cpu()); all_n.append(norms.detach().double().cpu())
-        for k, v in (pp or {}).items(): parts.setdefault(k, []).append(v)
+        norms = engine.backward(losses)
+        all_l.append(losses.detach().double().cpu())
+        if norms is not None: all_n.append(norms.detach().double().cpu())
+        for k, v in (engine.parts or {}).items(): parts.setdefault(k, []).append(v)
     engine.step()
     if ws > 1: all_l, all_n, parts = gather_lists((all_l, all_n, parts))  # every rank's examples, for the row
-    if not all_n: return dict(row, loss=None, clip_frac=None)
+    row["loss"] = float(torch.cat(all_l).mean()) if all_l else None
+    if not engine.private: return row
+    if not all_n: return dict(row, clip_frac=None)
     norms = torch.cat(all_n)
-    row.update(loss=float(torch.cat(all_l).mean()), clip_frac=float((norms > cfg.max_grad_norm).double().mean()),
+    row.update(clip_frac=float((norms > cfg.max_grad_norm).double().mean()),
                norm_q={f"q{int(p*100)}": float(norms.quantile(p)) for p in (0.1, 0.5, 0.9)})
     if parts: row["norm2_parts"] = {k: float(torch.cat(v).mean()) for k, v in parts.items()}
     return row
 
-def _nonprivate_share(model, opt, cfg, tr, idx, rank, ws) -> float:
-    "A non-private step on this rank's share: gradients of Σ losses / |batch|, summed over the ranks; the batch's mean loss"
-    opt.zero_grad(set_to_none=True)
-    mine, ls = shard(idx, rank, ws), []
-    if len(mine):
-        losses, _ = class_loss(model, _to(collate(tr, mine), cfg.device), cfg.restrict_loss)
-        (losses.sum() / len(idx)).backward(); ls.append(losses.detach().double().cpu())
-    all_reduce_grads([p for g in opt.param_groups for p in g["params"] if p.requires_grad])
-    opt.step()
-    return float(torch.cat(gather_lists(ls)).mean())
-
 # %% ../nbs/07_train.ipynb #c7af173f
+def _opt(v) -> str:
+    "A setting written as a `dptie train` option value (read back by `_parse_opt`)"
+    if v is None: return "none"
+    if isinstance(v, bool): return "true" if v else "false"
+    return str(v)
+
+_TRUE, _FALSE = ("1", "true", "yes"), ("0", "false", "no")
+
 def _parse_opt(v:str, typ):
+    "An option value as the setting's type; 'none' is None, booleans are strict"
     if v.lower() in ("none", "null"): return None
-    if typ is bool: return v.lower() in ("1", "true", "yes")
+    if typ is bool:
+        if v.lower() in _TRUE + _FALSE: return v.lower() in _TRUE
+        raise argparse.ArgumentTypeError(f"{v!r} is not a boolean: use true or false")
     return typ(v)
 
-def main(argv=None):
-    "`dptie train`: one run, its metrics written to --out."
+def train_args(config:dict) -> list[str]:
+    "`dptie train` options for a run's settings (`dataclasses.asdict(RunConfig(...))`)"
+    return [a for k, v in config.items() for a in (f"--{k.replace('_', '-')}", _opt(v))]
+
+def train_parser() -> argparse.ArgumentParser:
+    "The `dptie train` options: one per RunConfig field, with its help, default and choices"
     import typing
-    ap = argparse.ArgumentParser(prog="dptie train", description="Fine-tune one model on one task, privately or not.")
-    hints = typing.get_type_hints(RunConfig)
-    for f in fields(RunConfig):
-        typ = {"int": int, "float": float, "bool": bool}.get(str(hints[f.name]).split("|")[0].strip().replace("<class '", "").replace("'>", ""), str)
-        ap.add_argument(f"--{f.name.replace('_', '-')}", dest=f.name, default=f.default, type=lambda v, t=typ: _parse_opt(v, t))
+    from dptie_nb.config import CHOICES, defaults, field_help
+    ap = argparse.ArgumentParser(prog="dptie train", formatter_class=argparse.ArgumentDefaultsHelpFormatter,
+                                 description="Fine-tune one model on one task. Without --epsilon the run is non-private.")
+    hints, helps = typing.get_type_hints(RunConfig), field_help()
+    for k, d in defaults().items():
+        typ = next((t for t in (bool, int, float) if t in typing.get_args(hints[k]) or hints[k] is t), str)
+        ch = f" (one of {', '.join(CHOICES[k])})" if k in CHOICES else ""
+        ap.add_argument(f"--{k.replace('_', '-')}", dest=k, default=d, type=lambda v, t=typ: _parse_opt(v, t), help=helps[k] + ch)
     ap.add_argument("--out", default=None, help="folder for metrics.json (default: reports/runs/<run-id>)")
-    a = vars(ap.parse_args(argv))
+    return ap
+
+# %% ../nbs/07_train.ipynb #a7e01c02
+def main(argv=None):
+    "`dptie train`: one run, its metrics written to --out"
+    a = vars(train_parser().parse_args(argv))
     out = a.pop("out")
     cfg = RunConfig.from_dict(a)
     m = train(cfg, out or Path("reports")/"runs"/cfg.run_id())
@@ -453,3 +361,22 @@ def main(argv=None):
                               epsilon_rdp=m["privacy"].get("epsilon_rdp")), indent=1))
     shutdown()
     return 0
+
+def launch_train(config:dict, # the run's settings, `asdict(cfg)`; its `world_size` processes are started
+                 out:str|Path, # folder for metrics.json
+                 cwd:str|Path|None=None, # working folder
+                 env:dict|None=None, # extra environment variables
+                 timeout:float|None=None, # seconds
+                 python:str|None=None, # the interpreter whose environment to use
+                ) -> dict:
+    "Run `config` under torchrun on `config['world_size']` processes (`python -m dptie_nb.train`); the metrics rank 0 wrote"
+    if not isinstance(config, dict): raise TypeError("pass the settings as a dict: dataclasses.asdict(cfg)")
+    nproc = int(config.get("world_size", 1))
+    if nproc < 1: raise ValueError(f"world_size={nproc} must be at least 1")
+    cmd = torchrun_cmd(nproc, python) + ["-m", "dptie_nb.train", *train_args(config), "--out", str(out)]
+    r = subprocess.run(cmd, cwd=cwd, env={**os.environ, **(env or {})}, capture_output=True, text=True, timeout=timeout)
+    if r.returncode != 0:
+        raise RuntimeError(f"{' '.join(cmd)}\nfailed with exit code {r.returncode}:\n{(r.stdout + r.stderr)[-4000:]}")
+    return json.loads((Path(out)/"metrics.json").read_text())
+
+if __name__ == "__main__" and Path(globals().get("__file__", "")).name == "train.py": sys.exit(main())

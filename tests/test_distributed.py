@@ -65,15 +65,15 @@ def dp_update(idx, micro):
 def trainer_step(tying, private):
     "One trainer step (`_one_step`) of a tiny classifier on the toy task: deltas and the logged row"
     from dptie_nb.model import build_model
-    from dptie_nb.train import DptieEngine, RunConfig, _one_step
+    from dptie_nb.config import RunConfig
+    from dptie_nb.engine import make_engine
+    from dptie_nb.train import _one_step
     m = build_model(_lm(50257), tying, seed=0).train().double()
     before = {k: v.clone() for k, v in m.state_dict().items()}
     opt = torch.optim.SGD(m.parameters(), lr=1.0)
-    if private:
-        cfg = RunConfig(epsilon=3, max_grad_norm=8.0, micro_batch_size=2)  # the toy's norms are 7 to 9
-        engine = DptieEngine(m, opt, cfg, 0.0, 8.0, None)
-    else: cfg, engine = RunConfig(), None
-    row = _one_step(m, opt, engine, cfg, _toy(), TOY_IDX)
+    cfg = RunConfig(epsilon=3 if private else None, max_grad_norm=8.0, micro_batch_size=2)  # the toy's norms are 7 to 9
+    engine = make_engine(cfg.engine, m, opt, 0.0, cfg.max_grad_norm, 8.0)
+    row = _one_step(m, engine, cfg, _toy(), TOY_IDX)
     return dict(delta=_delta(m, before), row=row)
 
 def noise_update():
@@ -155,8 +155,9 @@ def test_noise_added_once(two_ranks):
 def test_torchrun_end_to_end(tmp_path):
     from dptie_nb.accountant import epsilon, noise_multiplier, paper_delta
     from dptie_nb.data import PoissonSampler
-    from dptie_nb.distributed import launch_train, torchrun_cmd
-    from dptie_nb.train import RunConfig
+    from dptie_nb.distributed import torchrun_cmd
+    from dptie_nb.train import launch_train
+    from dptie_nb.config import RunConfig
     assert Path(torchrun_cmd(W)[0]).name == "torchrun"  # the real launcher
     cfg = RunConfig(task="sst2", epsilon=3.0, train_cap=48, dev_cap=16, max_len=32, batch_size=16, epochs=1, lr=1e-3,
                     num_threads=1, seed=3, world_size=W)
@@ -177,8 +178,8 @@ def test_torchrun_end_to_end(tmp_path):
 @pytest.mark.skipif(not os.environ.get("DPTIE_ASSETS"), reason="needs DPTIE_ASSETS")
 def test_torchrun_secure(tmp_path):
     "A secure run on two processes: rank 0 draws each Poisson batch from the OS and shares it; a release, no diagnostics."
-    from dptie_nb.distributed import launch_train
-    from dptie_nb.train import RunConfig
+    from dptie_nb.train import launch_train
+    from dptie_nb.config import RunConfig
     cfg = RunConfig(task="sst2", epsilon=3.0, train_cap=48, dev_cap=16, max_len=32, batch_size=16, epochs=1, lr=1e-3,
                     num_threads=1, seed=3, world_size=W, secure_noise=True, checkpoint_every=1)
     out = tmp_path/"run"
