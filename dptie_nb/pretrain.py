@@ -16,10 +16,10 @@ from .files import atomic_write_json
 from .model import build_model, is_tied, lm_loss, param_counts
 
 # %% auto #0
-__all__ = ['TOKENS_FORMAT', 'EOT', 'VOCAB_SIZE', 'corpus_files', 'corpus_hash', 'text_pieces', 'tokens_meta', 'load_tokens',
-           'file_sha256', 'tokenize_corpus', 'windows', 'train_batch', 'heldout_starts', 'lr_at', 'gpt2_config',
-           'make_optimizer', 'heldout_loss', 'save_checkpoint', 'find_checkpoint', 'load_checkpoint', 'plot_log',
-           'pretrain', 'pretrain_parser', 'main']
+__all__ = ['TOKENS_FORMAT', 'EOT', 'DOCUMENTS', 'VOCAB_SIZE', 'corpus_files', 'corpus_hash', 'text_pieces', 'tokens_meta',
+           'load_tokens', 'file_sha256', 'tokenize_corpus', 'windows', 'train_batch', 'heldout_starts', 'lr_at',
+           'gpt2_config', 'make_optimizer', 'heldout_loss', 'save_checkpoint', 'find_checkpoint', 'load_checkpoint',
+           'plot_log', 'pretrain', 'pretrain_parser', 'main']
 
 # %% ../nbs/10_pretrain.ipynb #95fb20ab
 TOKENS_FORMAT = "dptie-tokens/1" # bump when the way a corpus becomes tokens changes: the cache then re-tokenises
@@ -103,8 +103,10 @@ def tokenize_corpus(corpus:str|Path, # a folder of UTF-8 .txt files
                     quiet:bool=True, # no progress bar?
                     piece_chars:int=1<<16, # cut documents into pieces of about this size
                     batch_chars:int=1<<22, # encode about this many characters a batch
+                    documents:str="file", # what a document is: a "file", or a "paragraph" (text between blank lines)
                    ) -> np.ndarray:
     "The corpus as one flat uint16 array of GPT-2 ids, each document followed by `<|endoftext|>`, cached in `cache`."
+    if documents not in DOCUMENTS: raise ValueError(f"--documents {documents!r}: use one of {', '.join(DOCUMENTS)}")
     root = Path(corpus).expanduser()
     files = corpus_files(root)
     h = corpus_hash(root, files)
@@ -112,7 +114,8 @@ def tokenize_corpus(corpus:str|Path, # a folder of UTF-8 .txt files
         cache = Path(cache).expanduser()
         if cache.suffix != ".npy": raise ValueError(f"token cache {str(cache)!r} must end in .npy")
         meta = tokens_meta(cache)
-        if cache.exists() and meta.get("corpus_sha256") == h and meta.get("format") == TOKENS_FORMAT:
+        if cache.exists() and meta.get("corpus_sha256") == h and meta.get("format") == TOKENS_FORMAT \
+           and meta.get("split_documents", "file") == documents:
             a = load_tokens(cache)
             if len(a) == meta.get("tokens"): return a
     from tqdm import tqdm
@@ -130,9 +133,11 @@ def tokenize_corpus(corpus:str|Path, # a folder of UTF-8 .txt files
         except UnicodeDecodeError as e: raise ValueError(f"{fn} is not UTF-8 text ({e}); the corpus must be UTF-8") from None
         n_bytes += fn.stat().st_size
         if not text.strip(): continue
-        ps = text_pieces(text, piece_chars)
-        pending += [(i == len(ps) - 1, p) for i, p in enumerate(ps)]
-        n_docs += 1; n_chars += len(text)
+        for doc in ([text] if documents == "file" else [d for d in _PARA.split(text.strip("\n")) if d.strip()]):
+            ps = text_pieces(doc, piece_chars)
+            pending += [(i == len(ps) - 1, p) for i, p in enumerate(ps)]
+            n_docs += 1
+        n_chars += len(text)
         if n_chars >= batch_chars: flush(); n_chars = 0
     flush()
     ids = np.concatenate(parts)
@@ -143,9 +148,12 @@ def tokenize_corpus(corpus:str|Path, # a folder of UTF-8 .txt files
     os.replace(tmp, cache)
     atomic_write_json(_meta_path(cache), dict(
         format=TOKENS_FORMAT, corpus=str(root.resolve()), corpus_sha256=h, files=len(files), documents=n_docs,
-        bytes=n_bytes, tokens=int(len(ids)), dtype="uint16", eot_id=int(eot), tokenizer=str(tok.name_or_path),
+        split_documents=documents, bytes=n_bytes, tokens=int(len(ids)), dtype="uint16", eot_id=int(eot), tokenizer=str(tok.name_or_path),
         vocab_size=len(tok), seconds=round(time.time() - t0, 2), created=_now()))
     return load_tokens(cache)
+
+DOCUMENTS = ("file", "paragraph") # what a document is: a whole file, or a paragraph between blank lines
+_PARA = re.compile(r"\n(?:[ \t\r]*\n)+")
 
 def _now(): return datetime.now(timezone.utc).isoformat(timespec="seconds")
 
@@ -360,6 +368,7 @@ def pretrain(out:str|Path, # the model folder to write (created; a checkpoint in
              corpus:str|Path|None=None, # folder of .txt files (default: DPTIE_ASSETS/corpus)
              tokens:str|Path|None=None, # an already tokenised corpus (.npy or raw uint16 .bin) instead of `corpus`
              tokens_cache:str|Path|None=None, # the corpus's token cache (default: corpus.tokens.npy beside `out`)
+             documents:str="file", # what a document of `corpus` is: a "file" or a "paragraph" (between blank lines)
              layers:int|None=None, # transformer blocks (default 4, or `init_from`'s)
              heads:int|None=None, # attention heads (default 4)
              width:int|None=None, # model width (default 256)
@@ -435,7 +444,7 @@ def pretrain(out:str|Path, # the model folder to write (created; a checkpoint in
         corpus = _default_corpus() if corpus is None else corpus
         tokens_file = Path(tokens_cache).expanduser() if tokens_cache else out.parent/"corpus.tokens.npy"
         t0 = time.time()
-        toks = tokenize_corpus(corpus, tokens_file, quiet=quiet)
+        toks = tokenize_corpus(corpus, tokens_file, quiet=quiet, documents=documents)
         tok_secs, tmeta, corpus_desc = time.time() - t0, tokens_meta(tokens_file), str(Path(corpus).expanduser().resolve())
         say(f"{len(toks):,} tokens in {tokens_file} ({'tokenised in ' + format(tok_secs, '.1f') + ' s' if tok_secs > 2 else 'cached'})")
     n_tok = len(toks)
@@ -552,6 +561,7 @@ def pretrain(out:str|Path, # the model folder to write (created; a checkpoint in
                tokens_seen=step * batch_size * seq_len, final_heldout_loss=last["val"], final_train_loss=last["train"],
                elapsed_seconds=round(elapsed + time.time() - t_loop, 2),
                args=dict(out=str(out), corpus=corpus_desc, tokens=str(tokens_file), tokens_cache=None if tokens else str(tokens_file),
+                         documents=tmeta.get("split_documents", documents),
                          seq_len=seq_len, batch_size=batch_size, steps=steps, lr=lr, min_lr=min_lr, warmup=warmup,
                          weight_decay=weight_decay, betas=list(betas), grad_clip=grad_clip, eval_every=eval_every,
                          eval_batches=eval_batches, checkpoint_every=checkpoint_every, keep_checkpoint=keep_checkpoint,
@@ -583,6 +593,8 @@ def pretrain_parser() -> argparse.ArgumentParser:
     src.add_argument("--corpus", help="folder of UTF-8 .txt files (default: DPTIE_ASSETS/corpus)")
     src.add_argument("--tokens", help="an already tokenised corpus (.npy, or raw uint16 .bin) instead of --corpus")
     a.add_argument("--tokens-cache", help="the corpus's token cache, .npy (default: corpus.tokens.npy beside --out)")
+    a.add_argument("--documents", choices=DOCUMENTS, default="file",
+                   help="what a document of --corpus is (each ends with <|endoftext|>): a whole file, or a paragraph between blank lines")
     a.add_argument("--tokenize-only", action="store_true", help="tokenise the corpus into the cache and stop")
     a.add_argument("--heldout-tokens", type=int, default=200_000, help="hold out the first this many tokens")
     m = p.add_argument_group("model")
@@ -629,7 +641,7 @@ def main(argv:list|None=None, # the arguments after `dptie pretrain` (default: t
         if not (a.tokens_cache or a.out): raise ValueError("--tokenize-only needs --tokens-cache FILE.npy (or --out)")
         corpus = a.corpus or _default_corpus()
         cache = Path(a.tokens_cache or Path(a.out).expanduser().parent/"corpus.tokens.npy")
-        t0 = time.time(); toks = tokenize_corpus(corpus, cache, quiet=a.quiet)
+        t0 = time.time(); toks = tokenize_corpus(corpus, cache, quiet=a.quiet, documents=a.documents)
         meta = tokens_meta(cache)
         if not a.quiet: print(f"dptie pretrain: {len(toks):,} tokens of {meta['documents']} documents in {cache} "
                               f"(corpus sha256 {meta['corpus_sha256'][:12]}; tokenised in {meta['seconds']} s, this call {time.time() - t0:.1f} s)")
