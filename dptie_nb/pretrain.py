@@ -4,7 +4,7 @@
 
 # %% ../nbs/10_pretrain.ipynb #a0594196
 from __future__ import annotations
-import argparse, contextlib, hashlib, io, json, math, os, platform, re, shlex, shutil, signal, sys, time, warnings
+import argparse, contextlib, copy, hashlib, io, json, math, os, platform, re, shlex, shutil, signal, sys, time, warnings
 from datetime import datetime, timezone
 from pathlib import Path
 
@@ -13,13 +13,13 @@ import torch
 
 from .assets import assets_root, load_config, load_tokenizer
 from .files import atomic_write_json
-from .model import build_model, is_tied, lm_loss, param_counts
+from .model import build_model, hidden_states, is_tied, lm_loss, param_counts
 
 # %% auto #0
 __all__ = ['TOKENS_FORMAT', 'EOT', 'DOCUMENTS', 'VOCAB_SIZE', 'corpus_files', 'corpus_hash', 'text_pieces', 'tokens_meta',
            'load_tokens', 'file_sha256', 'tokenize_corpus', 'windows', 'train_batch', 'heldout_starts', 'lr_at',
-           'gpt2_config', 'make_optimizer', 'heldout_loss', 'save_checkpoint', 'find_checkpoint', 'load_checkpoint',
-           'plot_log', 'pretrain', 'pretrain_parser', 'main']
+           'gpt2_config', 'make_optimizer', 'window_loss', 'cpu_bf16_support', 'heldout_loss', 'save_checkpoint',
+           'find_checkpoint', 'load_checkpoint', 'plot_log', 'pretrain', 'pretrain_parser', 'main', 'step_profile']
 
 # %% ../nbs/10_pretrain.ipynb #95fb20ab
 TOKENS_FORMAT = "dptie-tokens/1" # bump when the way a corpus becomes tokens changes: the cache then re-tokenises
@@ -233,8 +233,25 @@ def _quiet_build(spec, seed):
         return build_model(spec, "tied", seed=seed)
 
 # %% ../nbs/10_pretrain.ipynb #b4eae1c0
+def window_loss(model:torch.nn.Module, # a causal LM
+                x:torch.Tensor, # `[B, T]` full windows of token ids (no padding)
+               ) -> torch.Tensor:
+    "Per-window mean next-token loss `[B]`, the cross-entropy taken over contiguous `[B*(T-1), V]` logits."
+    h = hidden_states(model, x, torch.ones_like(x))
+    logits = model.get_output_embeddings()(h[:, :-1])
+    B, T1, V = logits.shape
+    return torch.nn.functional.cross_entropy(logits.reshape(B * T1, V), x[:, 1:].reshape(-1), reduction="none").view(B, T1).mean(1)
+
 def _autocast(device, bf16):
-    return torch.autocast("cuda", dtype=torch.bfloat16) if bf16 and str(device).startswith("cuda") else contextlib.nullcontext()
+    "bf16 autocast on `device` (cuda or cpu) when `bf16`, else nothing."
+    if not bf16: return contextlib.nullcontext()
+    return torch.autocast("cuda" if str(device).startswith("cuda") else "cpu", dtype=torch.bfloat16)
+
+def cpu_bf16_support() -> str|None:
+    "The CPU's native bf16 matrix instructions as /proc/cpuinfo lists them ('amx_bf16' or 'avx512_bf16'), or None."
+    try: flags = set(Path("/proc/cpuinfo").read_text().split())
+    except OSError: return None
+    return next((f for f in ("amx_bf16", "avx512_bf16") if f in flags), None)
 
 @torch.no_grad()
 def heldout_loss(model:torch.nn.Module, # a causal LM
@@ -243,7 +260,7 @@ def heldout_loss(model:torch.nn.Module, # a causal LM
                  seq_len:int, # window length
                  batch_size:int=16, # windows a forward pass
                  device="cpu", # where the model is
-                 bf16:bool=False, # bf16 autocast (cuda)
+                 bf16:bool=False, # bf16 autocast (cuda or cpu)
                 ) -> float:
     "Mean next-token loss over the held-out windows, with dropout off."
     was, total = model.training, 0.0
@@ -251,7 +268,7 @@ def heldout_loss(model:torch.nn.Module, # a causal LM
     try:
         for i in range(0, len(starts), batch_size):
             x = windows(tokens, starts[i:i + batch_size], seq_len).to(device)
-            with _autocast(device, bf16): total += lm_loss(model, x, torch.ones_like(x)).float().sum().item()
+            with _autocast(device, bf16): total += window_loss(model, x).float().sum().item()
     finally: model.train(was)
     return total / len(starts)
 
@@ -391,7 +408,7 @@ def pretrain(out:str|Path, # the model folder to write (created; a checkpoint in
              heldout_tokens:int=200_000, # the first this many tokens are held out
              seed:int=0, # seeds the initialisation, the windows and dropout
              device:str|None=None, # "cpu" or "cuda" (default: cuda when there is one)
-             bf16:bool|None=None, # bf16 autocast (default: on for cuda; cuda only)
+             bf16:bool|None=None, # bf16 autocast (default: on for cuda, off for cpu)
              max_minutes:float|None=None, # stop (saving everything) after this many minutes of this invocation
              stop_at:int|None=None, # stop (saving everything) after this step, as if interrupted
              fresh:bool=False, # ignore and delete any checkpoint in `out`, start over
@@ -414,7 +431,8 @@ def pretrain(out:str|Path, # the model folder to write (created; a checkpoint in
     if corpus is not None and tokens is not None: raise ValueError("pass --corpus or --tokens, not both")
     device = _device(device)
     if bf16 is None: bf16 = device.startswith("cuda")
-    if bf16 and not device.startswith("cuda"): raise ValueError("--bf16 autocast is offered on cuda only; on cpu train in float32")
+    if bf16 and device == "cpu" and cpu_bf16_support() is None:
+        warnings.warn("--bf16 on a CPU without AMX or AVX512-BF16 instructions: bf16 autocast is likely slower than float32 here")
     # --- the model's shape
     shape = dict(layers=layers, heads=heads, width=width, positions=positions)
     if init_from is not None:
@@ -527,7 +545,7 @@ def pretrain(out:str|Path, # the model folder to write (created; a checkpoint in
             cur_lr = lr_at(step, lr, warmup, steps, min_lr)
             for g in opt.param_groups: g["lr"] = cur_lr
             x = train_batch(toks, heldout_tokens, seq_len, batch_size, rng).to(device)
-            with _autocast(device, bf16): loss = lm_loss(model, x, torch.ones_like(x)).mean()
+            with _autocast(device, bf16): loss = window_loss(model, x).mean()
             opt.zero_grad(set_to_none=True)
             loss.backward()
             if grad_clip: torch.nn.utils.clip_grad_norm_(params, grad_clip)
@@ -617,7 +635,7 @@ def pretrain_parser() -> argparse.ArgumentParser:
     t.add_argument("--grad-clip", type=float, default=1.0, help="clip the gradient norm (0: off)")
     t.add_argument("--seed", type=int, default=0)
     t.add_argument("--device", choices=("cpu", "cuda"), help="default: cuda when there is one")
-    t.add_argument("--bf16", action=argparse.BooleanOptionalAction, default=None, help="bf16 autocast (default: on for cuda)")
+    t.add_argument("--bf16", action=argparse.BooleanOptionalAction, default=None, help="bf16 autocast (default: on for cuda, off for cpu; on a CPU with AMX a dptie-mini step is faster with it)")
     t.add_argument("--num-threads", type=int, help="torch CPU threads (default: torch's choice; 1 can be faster on a busy machine)")
     r = p.add_argument_group("logging and resuming")
     r.add_argument("--eval-every", type=int, default=100, help="log train and held-out loss every this many steps")
@@ -653,3 +671,34 @@ def main(argv:list|None=None, # the arguments after `dptie pretrain` (default: t
     kw = {k: v for k, v in vars(a).items() if k not in ("tokenize_only", "num_threads")}
     kw["betas"] = tuple(kw["betas"])
     return pretrain(argv=argv, **kw)
+
+# %% ../nbs/10_pretrain.ipynb #12a78d16
+def step_profile(model:torch.nn.Module, # a tied or untied causal LM (copied: it is not changed)
+                 x:torch.Tensor, # a `[B, T]` batch of token ids
+                 bf16:bool=False, # bf16 autocast
+                 repeats:int=3, # timed steps (after one warm-up step); the median is reported
+                 flat:bool=True, # cross-entropy over `[B*(T-1), V]` logits (`window_loss`), else over `[B, V, T-1]` (`lm_loss`)
+                ) -> dict:
+    "Median seconds of each part of a training step on `x` (body, head, softmax_ce, backward, optimizer, step) and the head's FLOP share."
+    if x.ndim != 2 or x.shape[1] < 2: raise ValueError(f"x must be a [B, T] batch with T >= 2, got {tuple(x.shape)}")
+    if repeats < 1: raise ValueError(f"repeats must be at least 1, got {repeats}")
+    m = copy.deepcopy(model).train()
+    opt, head, ones = make_optimizer(m, 1e-5), m.get_output_embeddings(), torch.ones_like(x)
+    parts = {k: [] for k in ("body", "head", "softmax_ce", "backward", "optimizer")}
+    for r in range(repeats + 1):
+        ts = [time.perf_counter()]
+        with _autocast(x.device, bf16):
+            h = hidden_states(m, x, ones); ts.append(time.perf_counter())
+            logits = head(h[:, :-1]); ts.append(time.perf_counter())
+            lg, tg = (logits.reshape(-1, logits.shape[-1]), x[:, 1:].reshape(-1)) if flat else (logits.transpose(1, 2), x[:, 1:])
+            loss = torch.nn.functional.cross_entropy(lg, tg, reduction="none").mean(); ts.append(time.perf_counter())
+        opt.zero_grad(set_to_none=True); loss.backward(); ts.append(time.perf_counter())
+        torch.nn.utils.clip_grad_norm_(m.parameters(), 1.0); opt.step(); ts.append(time.perf_counter())
+        if r: [parts[k].append(b - a) for k, a, b in zip(parts, ts, ts[1:])]
+    out = {k: float(np.median(v)) for k, v in parts.items()}
+    out["step"] = sum(out.values())
+    B, T = x.shape
+    d, V, L = h.shape[-1], head.weight.shape[0], getattr(m.config, "n_layer", 1)
+    head_flops, body_flops = 2 * B * (T - 1) * d * V, 2 * B * T * 12 * L * d * d + 4 * B * T * T * d * L
+    out.update(head_flop_share=head_flops / (head_flops + body_flops), tokens=B * T, bf16=bool(bf16), flat=bool(flat))
+    return out
