@@ -59,9 +59,9 @@ def _not_found(kind, name, tried, hub):
                          f"in the assets layout (e.g. ../shared/assets), pass path=, or go online.")
 
 def project_models() -> Path | None:
-    "The project's own model folder, `reports/models` of the checkout the package comes from (None when there is none)."
-    here = Path(globals().get("__file__") or Path.cwd()/"_").resolve()  # in a notebook: a file in nbs/, beside dptie_nb/
-    p = here.parent.parent/"reports"/"models"
+    "The project's own model folder, `reports/models` of the checkout the package is imported from (None when there is none)."
+    import dptie_nb
+    p = Path(dptie_nb.__file__).resolve().parent.parent/"reports"/"models"
     return p if p.is_dir() else None
 
 def find_asset(kind:str, # "tokenizer", "config" or "model"

@@ -672,7 +672,7 @@ def main(argv:list|None=None, # the arguments after `dptie pretrain` (default: t
     kw["betas"] = tuple(kw["betas"])
     return pretrain(argv=argv, **kw)
 
-# %% ../nbs/10_pretrain.ipynb #12a78d16
+# %% ../nbs/10_pretrain.ipynb #62c176ad
 def step_profile(model:torch.nn.Module, # a tied or untied causal LM (copied: it is not changed)
                  x:torch.Tensor, # a `[B, T]` batch of token ids
                  bf16:bool=False, # bf16 autocast
