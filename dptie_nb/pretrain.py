@@ -4,7 +4,7 @@
 
 # %% ../nbs/10_pretrain.ipynb #a0594196
 from __future__ import annotations
-import argparse, contextlib, hashlib, io, json, math, os, platform, re, shlex, shutil, signal, sys, time, warnings
+import argparse, contextlib, copy, hashlib, io, json, math, os, platform, re, shlex, shutil, signal, sys, time, warnings
 from datetime import datetime, timezone
 from pathlib import Path
 
@@ -13,13 +13,13 @@ import torch
 
 from .assets import assets_root, load_config, load_tokenizer
 from .files import atomic_write_json
-from .model import build_model, is_tied, lm_loss, param_counts
+from .model import build_model, hidden_states, is_tied, lm_loss, param_counts
 
 # %% auto #0
-__all__ = ['TOKENS_FORMAT', 'EOT', 'VOCAB_SIZE', 'corpus_files', 'corpus_hash', 'text_pieces', 'tokens_meta', 'load_tokens',
-           'file_sha256', 'tokenize_corpus', 'windows', 'train_batch', 'heldout_starts', 'lr_at', 'gpt2_config',
-           'make_optimizer', 'heldout_loss', 'save_checkpoint', 'find_checkpoint', 'load_checkpoint', 'plot_log',
-           'pretrain', 'pretrain_parser', 'main']
+__all__ = ['TOKENS_FORMAT', 'EOT', 'DOCUMENTS', 'VOCAB_SIZE', 'corpus_files', 'corpus_hash', 'text_pieces', 'tokens_meta',
+           'load_tokens', 'file_sha256', 'tokenize_corpus', 'windows', 'train_batch', 'heldout_starts', 'lr_at',
+           'gpt2_config', 'make_optimizer', 'window_loss', 'cpu_bf16_support', 'heldout_loss', 'save_checkpoint',
+           'find_checkpoint', 'load_checkpoint', 'plot_log', 'pretrain', 'pretrain_parser', 'main', 'step_profile']
 
 # %% ../nbs/10_pretrain.ipynb #95fb20ab
 TOKENS_FORMAT = "dptie-tokens/1" # bump when the way a corpus becomes tokens changes: the cache then re-tokenises
@@ -103,8 +103,10 @@ def tokenize_corpus(corpus:str|Path, # a folder of UTF-8 .txt files
                     quiet:bool=True, # no progress bar?
                     piece_chars:int=1<<16, # cut documents into pieces of about this size
                     batch_chars:int=1<<22, # encode about this many characters a batch
+                    documents:str="file", # what a document is: a "file", or a "paragraph" (text between blank lines)
                    ) -> np.ndarray:
     "The corpus as one flat uint16 array of GPT-2 ids, each document followed by `<|endoftext|>`, cached in `cache`."
+    if documents not in DOCUMENTS: raise ValueError(f"--documents {documents!r}: use one of {', '.join(DOCUMENTS)}")
     root = Path(corpus).expanduser()
     files = corpus_files(root)
     h = corpus_hash(root, files)
@@ -112,7 +114,8 @@ def tokenize_corpus(corpus:str|Path, # a folder of UTF-8 .txt files
         cache = Path(cache).expanduser()
         if cache.suffix != ".npy": raise ValueError(f"token cache {str(cache)!r} must end in .npy")
         meta = tokens_meta(cache)
-        if cache.exists() and meta.get("corpus_sha256") == h and meta.get("format") == TOKENS_FORMAT:
+        if cache.exists() and meta.get("corpus_sha256") == h and meta.get("format") == TOKENS_FORMAT \
+           and meta.get("split_documents", "file") == documents:
             a = load_tokens(cache)
             if len(a) == meta.get("tokens"): return a
     from tqdm import tqdm
@@ -130,9 +133,11 @@ def tokenize_corpus(corpus:str|Path, # a folder of UTF-8 .txt files
         except UnicodeDecodeError as e: raise ValueError(f"{fn} is not UTF-8 text ({e}); the corpus must be UTF-8") from None
         n_bytes += fn.stat().st_size
         if not text.strip(): continue
-        ps = text_pieces(text, piece_chars)
-        pending += [(i == len(ps) - 1, p) for i, p in enumerate(ps)]
-        n_docs += 1; n_chars += len(text)
+        for doc in ([text] if documents == "file" else [d for d in _PARA.split(text.strip("\n")) if d.strip()]):
+            ps = text_pieces(doc, piece_chars)
+            pending += [(i == len(ps) - 1, p) for i, p in enumerate(ps)]
+            n_docs += 1
+        n_chars += len(text)
         if n_chars >= batch_chars: flush(); n_chars = 0
     flush()
     ids = np.concatenate(parts)
@@ -143,9 +148,12 @@ def tokenize_corpus(corpus:str|Path, # a folder of UTF-8 .txt files
     os.replace(tmp, cache)
     atomic_write_json(_meta_path(cache), dict(
         format=TOKENS_FORMAT, corpus=str(root.resolve()), corpus_sha256=h, files=len(files), documents=n_docs,
-        bytes=n_bytes, tokens=int(len(ids)), dtype="uint16", eot_id=int(eot), tokenizer=str(tok.name_or_path),
+        split_documents=documents, bytes=n_bytes, tokens=int(len(ids)), dtype="uint16", eot_id=int(eot), tokenizer=str(tok.name_or_path),
         vocab_size=len(tok), seconds=round(time.time() - t0, 2), created=_now()))
     return load_tokens(cache)
+
+DOCUMENTS = ("file", "paragraph") # what a document is: a whole file, or a paragraph between blank lines
+_PARA = re.compile(r"\n(?:[ \t\r]*\n)+")
 
 def _now(): return datetime.now(timezone.utc).isoformat(timespec="seconds")
 
@@ -225,8 +233,25 @@ def _quiet_build(spec, seed):
         return build_model(spec, "tied", seed=seed)
 
 # %% ../nbs/10_pretrain.ipynb #b4eae1c0
+def window_loss(model:torch.nn.Module, # a causal LM
+                x:torch.Tensor, # `[B, T]` full windows of token ids (no padding)
+               ) -> torch.Tensor:
+    "Per-window mean next-token loss `[B]`, the cross-entropy taken over contiguous `[B*(T-1), V]` logits."
+    h = hidden_states(model, x, torch.ones_like(x))
+    logits = model.get_output_embeddings()(h[:, :-1])
+    B, T1, V = logits.shape
+    return torch.nn.functional.cross_entropy(logits.reshape(B * T1, V), x[:, 1:].reshape(-1), reduction="none").view(B, T1).mean(1)
+
 def _autocast(device, bf16):
-    return torch.autocast("cuda", dtype=torch.bfloat16) if bf16 and str(device).startswith("cuda") else contextlib.nullcontext()
+    "bf16 autocast on `device` (cuda or cpu) when `bf16`, else nothing."
+    if not bf16: return contextlib.nullcontext()
+    return torch.autocast("cuda" if str(device).startswith("cuda") else "cpu", dtype=torch.bfloat16)
+
+def cpu_bf16_support() -> str|None:
+    "The CPU's native bf16 matrix instructions as /proc/cpuinfo lists them ('amx_bf16' or 'avx512_bf16'), or None."
+    try: flags = set(Path("/proc/cpuinfo").read_text().split())
+    except OSError: return None
+    return next((f for f in ("amx_bf16", "avx512_bf16") if f in flags), None)
 
 @torch.no_grad()
 def heldout_loss(model:torch.nn.Module, # a causal LM
@@ -235,7 +260,7 @@ def heldout_loss(model:torch.nn.Module, # a causal LM
                  seq_len:int, # window length
                  batch_size:int=16, # windows a forward pass
                  device="cpu", # where the model is
-                 bf16:bool=False, # bf16 autocast (cuda)
+                 bf16:bool=False, # bf16 autocast (cuda or cpu)
                 ) -> float:
     "Mean next-token loss over the held-out windows, with dropout off."
     was, total = model.training, 0.0
@@ -243,7 +268,7 @@ def heldout_loss(model:torch.nn.Module, # a causal LM
     try:
         for i in range(0, len(starts), batch_size):
             x = windows(tokens, starts[i:i + batch_size], seq_len).to(device)
-            with _autocast(device, bf16): total += lm_loss(model, x, torch.ones_like(x)).float().sum().item()
+            with _autocast(device, bf16): total += window_loss(model, x).float().sum().item()
     finally: model.train(was)
     return total / len(starts)
 
@@ -360,6 +385,7 @@ def pretrain(out:str|Path, # the model folder to write (created; a checkpoint in
              corpus:str|Path|None=None, # folder of .txt files (default: DPTIE_ASSETS/corpus)
              tokens:str|Path|None=None, # an already tokenised corpus (.npy or raw uint16 .bin) instead of `corpus`
              tokens_cache:str|Path|None=None, # the corpus's token cache (default: corpus.tokens.npy beside `out`)
+             documents:str="file", # what a document of `corpus` is: a "file" or a "paragraph" (between blank lines)
              layers:int|None=None, # transformer blocks (default 4, or `init_from`'s)
              heads:int|None=None, # attention heads (default 4)
              width:int|None=None, # model width (default 256)
@@ -382,7 +408,7 @@ def pretrain(out:str|Path, # the model folder to write (created; a checkpoint in
              heldout_tokens:int=200_000, # the first this many tokens are held out
              seed:int=0, # seeds the initialisation, the windows and dropout
              device:str|None=None, # "cpu" or "cuda" (default: cuda when there is one)
-             bf16:bool|None=None, # bf16 autocast (default: on for cuda; cuda only)
+             bf16:bool|None=None, # bf16 autocast (default: on for cuda, off for cpu)
              max_minutes:float|None=None, # stop (saving everything) after this many minutes of this invocation
              stop_at:int|None=None, # stop (saving everything) after this step, as if interrupted
              fresh:bool=False, # ignore and delete any checkpoint in `out`, start over
@@ -405,7 +431,8 @@ def pretrain(out:str|Path, # the model folder to write (created; a checkpoint in
     if corpus is not None and tokens is not None: raise ValueError("pass --corpus or --tokens, not both")
     device = _device(device)
     if bf16 is None: bf16 = device.startswith("cuda")
-    if bf16 and not device.startswith("cuda"): raise ValueError("--bf16 autocast is offered on cuda only; on cpu train in float32")
+    if bf16 and device == "cpu" and cpu_bf16_support() is None:
+        warnings.warn("--bf16 on a CPU without AMX or AVX512-BF16 instructions: bf16 autocast is likely slower than float32 here")
     # --- the model's shape
     shape = dict(layers=layers, heads=heads, width=width, positions=positions)
     if init_from is not None:
@@ -435,7 +462,7 @@ def pretrain(out:str|Path, # the model folder to write (created; a checkpoint in
         corpus = _default_corpus() if corpus is None else corpus
         tokens_file = Path(tokens_cache).expanduser() if tokens_cache else out.parent/"corpus.tokens.npy"
         t0 = time.time()
-        toks = tokenize_corpus(corpus, tokens_file, quiet=quiet)
+        toks = tokenize_corpus(corpus, tokens_file, quiet=quiet, documents=documents)
         tok_secs, tmeta, corpus_desc = time.time() - t0, tokens_meta(tokens_file), str(Path(corpus).expanduser().resolve())
         say(f"{len(toks):,} tokens in {tokens_file} ({'tokenised in ' + format(tok_secs, '.1f') + ' s' if tok_secs > 2 else 'cached'})")
     n_tok = len(toks)
@@ -518,7 +545,7 @@ def pretrain(out:str|Path, # the model folder to write (created; a checkpoint in
             cur_lr = lr_at(step, lr, warmup, steps, min_lr)
             for g in opt.param_groups: g["lr"] = cur_lr
             x = train_batch(toks, heldout_tokens, seq_len, batch_size, rng).to(device)
-            with _autocast(device, bf16): loss = lm_loss(model, x, torch.ones_like(x)).mean()
+            with _autocast(device, bf16): loss = window_loss(model, x).mean()
             opt.zero_grad(set_to_none=True)
             loss.backward()
             if grad_clip: torch.nn.utils.clip_grad_norm_(params, grad_clip)
@@ -552,6 +579,7 @@ def pretrain(out:str|Path, # the model folder to write (created; a checkpoint in
                tokens_seen=step * batch_size * seq_len, final_heldout_loss=last["val"], final_train_loss=last["train"],
                elapsed_seconds=round(elapsed + time.time() - t_loop, 2),
                args=dict(out=str(out), corpus=corpus_desc, tokens=str(tokens_file), tokens_cache=None if tokens else str(tokens_file),
+                         documents=tmeta.get("split_documents", documents),
                          seq_len=seq_len, batch_size=batch_size, steps=steps, lr=lr, min_lr=min_lr, warmup=warmup,
                          weight_decay=weight_decay, betas=list(betas), grad_clip=grad_clip, eval_every=eval_every,
                          eval_batches=eval_batches, checkpoint_every=checkpoint_every, keep_checkpoint=keep_checkpoint,
@@ -583,6 +611,8 @@ def pretrain_parser() -> argparse.ArgumentParser:
     src.add_argument("--corpus", help="folder of UTF-8 .txt files (default: DPTIE_ASSETS/corpus)")
     src.add_argument("--tokens", help="an already tokenised corpus (.npy, or raw uint16 .bin) instead of --corpus")
     a.add_argument("--tokens-cache", help="the corpus's token cache, .npy (default: corpus.tokens.npy beside --out)")
+    a.add_argument("--documents", choices=DOCUMENTS, default="file",
+                   help="what a document of --corpus is (each ends with <|endoftext|>): a whole file, or a paragraph between blank lines")
     a.add_argument("--tokenize-only", action="store_true", help="tokenise the corpus into the cache and stop")
     a.add_argument("--heldout-tokens", type=int, default=200_000, help="hold out the first this many tokens")
     m = p.add_argument_group("model")
@@ -605,7 +635,7 @@ def pretrain_parser() -> argparse.ArgumentParser:
     t.add_argument("--grad-clip", type=float, default=1.0, help="clip the gradient norm (0: off)")
     t.add_argument("--seed", type=int, default=0)
     t.add_argument("--device", choices=("cpu", "cuda"), help="default: cuda when there is one")
-    t.add_argument("--bf16", action=argparse.BooleanOptionalAction, default=None, help="bf16 autocast (default: on for cuda)")
+    t.add_argument("--bf16", action=argparse.BooleanOptionalAction, default=None, help="bf16 autocast (default: on for cuda, off for cpu; on a CPU with AMX a dptie-mini step is faster with it)")
     t.add_argument("--num-threads", type=int, help="torch CPU threads (default: torch's choice; 1 can be faster on a busy machine)")
     r = p.add_argument_group("logging and resuming")
     r.add_argument("--eval-every", type=int, default=100, help="log train and held-out loss every this many steps")
@@ -629,7 +659,7 @@ def main(argv:list|None=None, # the arguments after `dptie pretrain` (default: t
         if not (a.tokens_cache or a.out): raise ValueError("--tokenize-only needs --tokens-cache FILE.npy (or --out)")
         corpus = a.corpus or _default_corpus()
         cache = Path(a.tokens_cache or Path(a.out).expanduser().parent/"corpus.tokens.npy")
-        t0 = time.time(); toks = tokenize_corpus(corpus, cache, quiet=a.quiet)
+        t0 = time.time(); toks = tokenize_corpus(corpus, cache, quiet=a.quiet, documents=a.documents)
         meta = tokens_meta(cache)
         if not a.quiet: print(f"dptie pretrain: {len(toks):,} tokens of {meta['documents']} documents in {cache} "
                               f"(corpus sha256 {meta['corpus_sha256'][:12]}; tokenised in {meta['seconds']} s, this call {time.time() - t0:.1f} s)")
@@ -641,3 +671,34 @@ def main(argv:list|None=None, # the arguments after `dptie pretrain` (default: t
     kw = {k: v for k, v in vars(a).items() if k not in ("tokenize_only", "num_threads")}
     kw["betas"] = tuple(kw["betas"])
     return pretrain(argv=argv, **kw)
+
+# %% ../nbs/10_pretrain.ipynb #62c176ad
+def step_profile(model:torch.nn.Module, # a tied or untied causal LM (copied: it is not changed)
+                 x:torch.Tensor, # a `[B, T]` batch of token ids
+                 bf16:bool=False, # bf16 autocast
+                 repeats:int=3, # timed steps (after one warm-up step); the median is reported
+                 flat:bool=True, # cross-entropy over `[B*(T-1), V]` logits (`window_loss`), else over `[B, V, T-1]` (`lm_loss`)
+                ) -> dict:
+    "Median seconds of each part of a training step on `x` (body, head, softmax_ce, backward, optimizer, step) and the head's FLOP share."
+    if x.ndim != 2 or x.shape[1] < 2: raise ValueError(f"x must be a [B, T] batch with T >= 2, got {tuple(x.shape)}")
+    if repeats < 1: raise ValueError(f"repeats must be at least 1, got {repeats}")
+    m = copy.deepcopy(model).train()
+    opt, head, ones = make_optimizer(m, 1e-5), m.get_output_embeddings(), torch.ones_like(x)
+    parts = {k: [] for k in ("body", "head", "softmax_ce", "backward", "optimizer")}
+    for r in range(repeats + 1):
+        ts = [time.perf_counter()]
+        with _autocast(x.device, bf16):
+            h = hidden_states(m, x, ones); ts.append(time.perf_counter())
+            logits = head(h[:, :-1]); ts.append(time.perf_counter())
+            lg, tg = (logits.reshape(-1, logits.shape[-1]), x[:, 1:].reshape(-1)) if flat else (logits.transpose(1, 2), x[:, 1:])
+            loss = torch.nn.functional.cross_entropy(lg, tg, reduction="none").mean(); ts.append(time.perf_counter())
+        opt.zero_grad(set_to_none=True); loss.backward(); ts.append(time.perf_counter())
+        torch.nn.utils.clip_grad_norm_(m.parameters(), 1.0); opt.step(); ts.append(time.perf_counter())
+        if r: [parts[k].append(b - a) for k, a, b in zip(parts, ts, ts[1:])]
+    out = {k: float(np.median(v)) for k, v in parts.items()}
+    out["step"] = sum(out.values())
+    B, T = x.shape
+    d, V, L = h.shape[-1], head.weight.shape[0], getattr(m.config, "n_layer", 1)
+    head_flops, body_flops = 2 * B * (T - 1) * d * V, 2 * B * T * 12 * L * d * d + 4 * B * T * T * d * L
+    out.update(head_flop_share=head_flops / (head_flops + body_flops), tokens=B * T, bf16=bool(bf16), flat=bool(flat))
+    return out
