@@ -12,9 +12,9 @@ from .config import versions
 
 
 # %% auto #0
-__all__ = ['SHAPES', 'MODES', 'DEFAULT_MODES', 'LOSSES', 'LABEL_WORDS', 'ENGINE_OF', 'TARGETS', 'shape_config', 'n_params',
-           'plan', 'random_batch', 'per_example_loss', 'make_step', 'run_one', 'run_config', 'pe_estimate_mb', 'sweep',
-           'ratios', 'format_ratios', 'plot', 'main']
+__all__ = ['SHAPES', 'MODES', 'MODE_LABELS', 'DEFAULT_MODES', 'LOSSES', 'LABEL_WORDS', 'ENGINE_OF', 'TARGETS', 'shape_config',
+           'n_params', 'plan', 'random_batch', 'per_example_loss', 'make_step', 'run_one', 'run_config',
+           'pe_estimate_mb', 'sweep', 'ratios', 'format_ratios', 'plot', 'main']
 
 # %% ../nbs/06_bench.ipynb #f7af1944
 SHAPES = {"distilgpt2": dict(config="distilgpt2"), "gpt2": dict(config="gpt2"),
@@ -23,6 +23,10 @@ MODES = {"nonprivate": ("nonprivate", "tied"), "dptie-tied": ("dptie", "tied"), 
          "opacus-pe-tied": ("opacus-pe", "tied"), "opacus-ghost-untied": ("opacus-ghost", "untied"),
          "opacus-ghost-tied": ("opacus-ghost", "tied"),
          "nonprivate-untied": ("nonprivate", "untied")}  # name -> (method, tying)
+MODE_LABELS = {"nonprivate": "non-private", "nonprivate-untied": "non-private, untied",
+               "dptie-tied": "dptie ghost, tied (exact cross term)", "dptie-untied": "dptie ghost, untied",
+               "opacus-pe-tied": "Opacus per-example, tied (paper: normal)", "opacus-ghost-untied": "Opacus ghost, untied (paper: ghost)",
+               "opacus-ghost-tied": "Opacus ghost, tied"}  # name -> what it is, in the report's order
 DEFAULT_MODES = ("nonprivate", "dptie-tied", "dptie-untied", "opacus-pe-tied", "opacus-ghost-untied", "opacus-ghost-tied")
 LOSSES = ("class", "lm")  # last-token classification through the LM head; full-sequence next-token loss
 LABEL_WORDS = (4633, 3967)  # GPT-2 ids of " negative" and " positive": the two label words of the class loss

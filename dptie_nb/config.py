@@ -33,9 +33,9 @@ def parse_epsilon(v) -> float|None:
     return float(v)
 
 def eps_label(epsilon) -> str:
-    "How a target ε is written for people: 'ε=3', or 'non-private'"
+    "How a target ε is written in tables and on axes: '3', '0.5', or 'non-private'"
     e = parse_epsilon(epsilon)
-    return NONPRIVATE if e is None else f"ε={e:g}"
+    return NONPRIVATE if e is None else f"{e:g}"
 
 # %% ../nbs/00b_config.ipynb #5a30b6b2
 ENGINES = ("dptie", "opacus", "none")

@@ -1,0 +1,119 @@
+"""Synthetic runs and benchmark records for the report's tests, made without training anything.
+
+Not part of the package: the report chapters (`nbs/09*.ipynb`) put this folder on `sys.path` and import it. A fake
+run's config is `dataclasses.asdict(RunConfig(...))` and its name `RunConfig.run_id()`, so a field added to the
+schema reaches the fakes by itself."""
+from __future__ import annotations
+import math, zlib
+from dataclasses import asdict
+from pathlib import Path
+
+import numpy as np
+from dptie_nb.files import atomic_write_json
+from dptie_nb.config import RunConfig
+
+__all__ = ["fake_metrics", "fake_runs", "fake_bench"]
+
+def _history(c:dict, steps:int, rng) -> list[dict]:
+    "Logged steps: loss, batch size and cost, and for a private run ε so far, clipping, norm quantiles and the norm split."
+    private, tied, hist = c["epsilon"] is not None, c["tying"] == "tied", []
+    for s in range(1, steps + 1):
+        row = dict(step=s, epoch=s / steps * c["epochs"], loss=0.7 - 0.1 * s / steps + 0.01 * rng.standard_normal(),
+                   batch_size=int(rng.poisson(32)), step_time_s=0.1, peak_memory_mb=900.0)
+        if private:
+            frac, e = math.sqrt(s / steps), 0.7 if tied else 0.55
+            parts = dict(embed_in=0.05 * e, embed_out=0.6 * e, other=0.4)  # the keys of `GhostClipper.last_stats`
+            if tied: parts["embed_cross"] = -0.02 + 0.01 * rng.standard_normal()
+            row.update(eps_rdp=1.12 * c["epsilon"] * frac, eps_prv=c["epsilon"] * frac, clip_frac=0.9,
+                       norm_q=dict(q10=1.1, q50=1.6, q90=2.4), norm2_parts=parts)
+        hist.append(row)
+    return hist
+
+def _data(c:dict) -> dict:
+    "What `train` records about the data subsets it used."
+    n_train, n_dev = c["train_cap"], c["dev_cap"]
+    common = dict(task=c["task"], data_seed=c["data_seed"], max_len=c["max_len"], truncated=0, mean_tokens=30.0)
+    return dict(train=dict(common, split="train", rows_in_file=67_349 if c["task"] == "sst2" else 9_999, rows_used=n_train,
+                           cap=n_train, label_counts=[n_train // 2, n_train - n_train // 2]),
+                dev=dict(common, split="dev", rows_in_file=872, rows_used=n_dev, cap=n_dev,
+                         label_counts=[n_dev // 2 - 10, n_dev // 2 + 10]))
+
+def fake_metrics(task:str="sst2", # task
+                 tying:str="tied", # "tied" or "untied"
+                 epsilon:float|None=3.0, # target ε (None: non-private)
+                 seed:int=0, # training seed
+                 acc:float=0.6, # final dev accuracy (a fraction)
+                 regime:str="pretrained", # "pretrained" or "random"
+                 steps:int=20, # logical steps
+                 status:str="ok", # "ok", "running" or "failed"
+                 **cfg, # any other RunConfig field
+                ) -> dict:
+    "A metrics dict shaped like `dptie_nb.train.train`'s, with made-up but consistent numbers."
+    run = RunConfig(**{**dict(task=task, regime=regime, tying=tying, epsilon=epsilon, seed=seed, train_cap=1000, dev_cap=200,
+                              num_threads=1), **cfg})
+    c, private = asdict(run), run.epsilon is not None
+    rng = np.random.default_rng(zlib.crc32(repr((task, tying, epsilon, seed)).encode()))  # the same numbers in every process
+    n_train, q = c["train_cap"], c["batch_size"] / c["train_cap"]
+    noise = "secure" if c["secure_noise"] else "seeded"
+    m = dict(schema=1, run_id=run.run_id(), status=status, error=None, config=c,
+             model_info=dict(model=c["model"], source=f"/assets/models/{c['model']}", pretrained=regime == "pretrained",
+                             tying=tying, head_init=None if tying == "tied" else c["head_init"],
+                             params=dict(total=16_100_000 if tying == "tied" else 28_966_000, trainable=16_100_000,
+                                         input_embedding=12_865_792, head=12_865_792, tied=tying == "tied")),
+             environment=dict(python="3.12.3", torch="2.13.0", transformers="5.24.0", opacus="1.6.0", dptie="0.1.0",
+                              platform="Linux-x86_64", cpu_count=2, torch_threads=1, device=c["device"]),
+             data=_data(c),
+             privacy=dict(private=private, delta=n_train ** -1.1, sample_rate=q if private else None, planned_steps=steps,
+                          noise_multiplier=0.6 + 2 / epsilon if private else None,
+                          expected_batch_size=q * n_train if private else None, accountant_for_calibration=c["accountant"],
+                          noise=noise, sampling=noise if private else None, diagnostics=c["diagnostics"]),
+             history=_history(c, steps, rng),
+             evals=[dict(step=s, acc=0.5 + (acc - 0.5) * s / steps, loss=0.69, n=c["dev_cap"]) for s in (0, steps // 2, steps)])
+    if c["diagnostics"] == "off":  # release mode: the rows keep step and ε, the training subset its size
+        m["history"] = [{k: v for k, v in r.items() if k in ("step", "epoch", "eps_rdp", "eps_prv")} for r in m["history"]]
+        for k in ("label_counts", "mean_tokens", "truncated"): m["data"]["train"].pop(k)
+    if status == "ok":
+        m["privacy"].update(steps=steps, ledger={}, epsilon_rdp=1.12 * epsilon if private else None,
+                            epsilon_prv=epsilon if private else None)
+        m["final"] = dict(dev_acc=acc, dev_loss=0.69, steps=steps, train_time_s=3.0, mean_step_time_s=0.1,
+                          median_step_time_s=0.1, peak_memory_mb=900.0)
+    if status == "failed": m["error"] = "RuntimeError: boom"
+    return m
+
+def fake_runs(runs_dir:str|Path, # folder to fill (runs go to runs_dir/<run-id>/metrics.json)
+              tasks=("sst2", "qnli"), # tasks
+              epsilons=(3.0, None), # target ε values (None: non-private)
+              seeds=(0, 1, 2), # seeds
+              gap:float=0.02, # untied − tied accuracy (a fraction) at every private setting
+              debris:bool=True, # also write a corrupt metrics.json and a failed.json
+             ) -> list[dict]:
+    "Write a small grid of fake runs (tied and untied) to `runs_dir`; return their metrics dicts."
+    rng, runs = np.random.default_rng(0), []
+    for task in tasks:
+        for eps in epsilons:
+            for seed in seeds:
+                tied = 0.6 + 0.02 * seed + (0.05 if eps is None else 0) + 0.01 * rng.standard_normal()
+                untied = tied + (gap if eps is not None else 0) + 0.005 * rng.standard_normal()
+                for tying, acc in (("tied", tied), ("untied", untied)):
+                    m = fake_metrics(task, tying, eps, seed, acc=float(acc))
+                    runs.append(m); atomic_write_json(Path(runs_dir)/m["run_id"]/"metrics.json", m)
+    if debris:
+        d = Path(runs_dir)/"qqp-dptie-mini-pretrained-tied-eps3-s9"; d.mkdir(parents=True, exist_ok=True)
+        (d/"metrics.json").write_text('{"schema": 1, "status": "ok", "config": {"task": "qq')  # killed mid-write
+        f = fake_metrics("qqp", "untied", 3.0, 9)
+        atomic_write_json(Path(runs_dir)/f["run_id"]/"failed.json",
+                          dict(run_id=f["run_id"], config=f["config"], error="PapermillExecutionError: CUDA out of memory", seconds=4.0))
+    return runs
+
+def fake_bench(path:str|Path) -> Path:
+    "Write a small benchmark file shaped like `dptie_nb.bench`'s (a list of records), with one out-of-memory and one refused mode."
+    recs = []
+    for B in (8, 32):
+        for mode, mem, t in (("nonprivate", 300, 0.1), ("dptie-tied", 420, 0.3), ("dptie-untied", 470, 0.25),
+                             ("opacus-pe-tied", 300 + 160 * B, 0.2 * B), ("opacus-ghost-untied", 480, 0.3), ("opacus-ghost-tied", None, None)):
+            st, msg = "ok", ""
+            if mode == "opacus-pe-tied" and B == 32: st, msg = "failed", "out of memory: OutOfMemoryError: CUDA out of memory"
+            if mode == "opacus-ghost-tied": st, msg = "refused", "NotImplementedError: tying is not supported"
+            recs.append(dict(shape="dptie-mini", mode=mode, B=B, T=128, loss="class", device="cpu", device_name="x86_64",
+                             peak_mem_mb=mem if st == "ok" else None, step_time_s=t if st == "ok" else None, status=st, message=msg))
+    return atomic_write_json(path, recs)
