@@ -4,239 +4,20 @@
 
 # %% ../nbs/04_ghost.ipynb #f89aab69
 from __future__ import annotations
-import math, sys, weakref
+import math, weakref
 from dataclasses import dataclass, field
 from collections import defaultdict
 from functools import partial
 import torch, torch.nn as nn, torch.nn.functional as F
 from torch import Tensor
 from torch.autograd.graph import get_gradient_edge
-from torch.func import functional_call, vjp, vmap
-from torch.utils._pytree import tree_flatten, tree_unflatten, tree_leaves
+from torch.utils._pytree import tree_flatten, tree_leaves
 from fastcore.basics import patch
-
-def _hf(module:str, name:str):
-    "`transformers`' class `module.name` if that module is loaded, else None: the engine never imports transformers itself"
-    return getattr(sys.modules.get(module), name, None)
-
-def _is_hf_model(mod) -> bool:
-    "Is `mod` a Hugging Face `PreTrainedModel`? (False when transformers is not loaded: then nothing can be one)"
-    cls = _hf('transformers.modeling_utils', 'PreTrainedModel')
-    return cls is not None and isinstance(mod, cls)
+from .factors import STAT_KEYS, Use, factor_sum, gram_dtype, _exact_example, _ghost_parts, _mat_parts
+from .rules import RULES, Rule, register_rule, linear_rule, _fallback_grads, _is_hf_model, _register_hf_rules, _trains
 
 # %% auto #0
-__all__ = ['RULES', 'RHO', 'Use', 'acc_dtype', 'left_gram', 'gram_dtype', 'factor_inner', 'factor_bound', 'factor_grad',
-           'factor_sum', 'Rule', 'register_rule', 'linear_rule', 'conv1d_rule', 'embedding_rule', 'layer_norm_rule',
-           'rms_norm_rule', 'scale_rule', 'batch_norm_rule', 'count_param_uses', 'GhostClipper', 'per_example_grads',
-           'clip_reference']
-
-# %% ../nbs/04_ghost.ipynb #9a7d367a
-@dataclass
-class Use:
-    "One use of a trainable parameter by one module call: factors `g_i = L_iᵀ R_i`, or per-example gradients"
-    param: nn.Parameter       # the parameter used
-    L: Tensor|None = None     # left factor [B,T,m], or row indices [B,T] (a one-hot left factor)
-    R: Tensor|None = None     # right factor [B,T,n], the parameter seen as (m,n)
-    grad: Tensor|None = None  # or the per-example gradients themselves, [B,*param.shape]
-    label: str = 'other'      # which part of ‖g‖² this use reports to (set by the clipper)
-    @property
-    def onehot(self): return self.L is not None and not self.L.is_floating_point()
-    @property
-    def T(self): return 0 if self.L is None else self.L.shape[1]
-
-# %% ../nbs/04_ghost.ipynb #f5498f54
-def acc_dtype(dt:torch.dtype) -> torch.dtype:
-    "Dtype for Gram matrices and norms: at least float32"
-    return torch.promote_types(dt, torch.float32)
-
-# %% ../nbs/04_ghost.ipynb #369903b2
-def left_gram(a:Tensor, # [B,Ta,m] dense, or [B,Ta] row indices
-              b:Tensor, # [B,Tb,m] dense, or [B,Tb] row indices
-             ) -> Tensor:
-    "Per-example `L_a L_bᵀ`, [B,Ta,Tb]; a one-hot side is a gather, two one-hots a comparison"
-    ia, ib = not a.is_floating_point(), not b.is_floating_point()
-    if ia and ib: return a[:,:,None] == b[:,None,:]
-    if ia: return b.transpose(1,2).gather(1, a[:,:,None].expand(-1,-1,b.shape[1]))
-    if ib: return left_gram(b, a).transpose(1,2)
-    return torch.bmm(a, b.transpose(1,2))
-
-# %% ../nbs/04_ghost.ipynb #9619ce41
-def gram_dtype(device) -> torch.dtype:
-    "Dtype of Gram products and squared norms: float64 (float32 on MPS, which has no float64)"
-    return torch.float32 if torch.device(device).type == 'mps' else torch.float64
-
-_CHUNK_BYTES = 2**27  # `factor_inner` upcasts this many bytes of factors at a time
-
-def factor_inner(La, Ra, Lb, Rb) -> Tensor:
-    "Per-example `<La_iᵀ Ra_i, Lb_iᵀ Rb_i>` as `<La Lbᵀ, Ra Rbᵀ>_F`, [B]; every product and sum in float64"
-    dt, B = gram_dtype(Ra.device), Ra.shape[0]
-    row = sum(t[0].numel() for t in (La, Ra, Lb, Rb) if t.is_floating_point()) if B else 1
-    step, out = max(1, _CHUNK_BYTES // (8 * max(row, 1))), []
-    for s in range(0, B, step):
-        up = lambda t: t[s:s + step].to(dt) if t.is_floating_point() else t[s:s + step]
-        gl, gr = left_gram(up(La), up(Lb)), torch.bmm(up(Ra), up(Rb).transpose(1,2))
-        out.append(gr.masked_fill(~gl, 0).sum((1,2)) if gl.dtype == torch.bool else (gl * gr).sum((1,2)))
-    return torch.cat(out) if out else Ra.new_zeros(0, dtype=dt)
-
-def factor_bound(L, R) -> Tensor:
-    "Per-example `Σ_t ‖L_t‖·‖R_t‖`, an upper bound on `‖L_iᵀ R_i‖` (triangle inequality), [B], float64"
-    dt = gram_dtype(R.device)
-    rn = torch.linalg.vector_norm(R, dim=-1, dtype=dt)
-    return ((torch.linalg.vector_norm(L, dim=-1, dtype=dt) * rn) if L.is_floating_point() else rn).sum(1)
-
-def factor_grad(L, R, m:int, dtype=None) -> Tensor:
-    "Per-example gradients `L_iᵀ R_i`, [B,m,n] (`m` rows for a one-hot `L`), in `dtype` (default: the factors')"
-    if L.is_floating_point():
-        dt = dtype or torch.promote_types(L.dtype, R.dtype)
-        return torch.bmm(L.transpose(1,2).to(dt), R.to(dt))
-    B,T,n = R.shape
-    R = R.to(dtype or R.dtype)
-    return R.new_zeros(B,m,n).scatter_add_(1, L[:,:,None].expand(-1,-1,n), R)
-
-def factor_sum(L, R, c:Tensor, m:int) -> Tensor:
-    "Clipped sum `Σ_i c_i L_iᵀ R_i`, [m,n], one matmul (an `index_add_` for a one-hot `L`)"
-    B,T,n = R.shape
-    if L.is_floating_point():
-        dt = torch.promote_types(L.dtype, R.dtype)   # mixed under autocast: bf16 output grad, fp32 input
-        L, R = L.to(dt), R.to(dt)
-        if L.shape[-1] < n: L = L * c.to(L.dtype).view(-1,1,1)
-        else: R = R * c.to(R.dtype).view(-1,1,1)
-        return L.reshape(-1,L.shape[-1]).T @ R.reshape(-1,n)
-    return R.new_zeros(m,n).index_add_(0, L.reshape(-1), (R * c.to(R.dtype).view(-1,1,1)).reshape(-1,n))
-
-# %% ../nbs/04_ghost.ipynb #23a236b4
-@dataclass
-class Rule:
-    "A per-layer rule: `fn(module, x, g) -> list[Use]`"
-    fn: callable              # the rule
-    broadcast: bool = False   # a batch-1 call of a module in `broadcast_modules` is expanded per example
-    check: callable = None    # `check(module)` raises when the module's settings make the rule inexact
-
-RULES = {}  # module type -> Rule
-
-def register_rule(*types, broadcast=False, check=None):
-    "Decorator registering `fn(module, x, g) -> list[Use]` as the rule for exactly these module types"
-    def deco(fn):
-        for t in types: RULES[t] = Rule(fn, broadcast, check)
-        return fn
-    return deco
-
-# %% ../nbs/04_ghost.ipynb #19fc3899
-def _trains(p): return p is not None and p.requires_grad
-def _rows(t, B, *shape): return t.reshape(B, -1, *shape)  # [B, T, *shape]: every middle dim folded into T
-
-# %% ../nbs/04_ghost.ipynb #08132370
-@register_rule(nn.Linear)
-def linear_rule(mod, x, g):
-    "nn.Linear: weight (out,in) with L = output grad, R = input; bias = Σ_t output grad"
-    B = g.shape[0]; g = _rows(g, B, mod.out_features)
-    uses = [Use(mod.weight, L=g, R=_rows(x, B, mod.in_features))] if _trains(mod.weight) else []
-    if _trains(mod.bias): uses.append(Use(mod.bias, grad=g.sum(1)))
-    return uses
-
-# %% ../nbs/04_ghost.ipynb #ef0f8587
-def conv1d_rule(mod, x, g):
-    "HF Conv1D: weight (in,out) with L = input, R = output grad; bias = Σ_t output grad"
-    B = g.shape[0]; g = _rows(g, B, mod.nf)
-    uses = [Use(mod.weight, L=_rows(x, B, mod.weight.shape[0]), R=g)] if _trains(mod.weight) else []
-    if _trains(mod.bias): uses.append(Use(mod.bias, grad=g.sum(1)))
-    return uses
-
-_HF_RULES = [('transformers.pytorch_utils', 'Conv1D', 'conv1d_rule')]  # registered once a model using them is seen
-
-# %% ../nbs/04_ghost.ipynb #85886874
-def _check_embedding(mod):
-    bad = [k for k in ('max_norm', 'scale_grad_by_freq', 'sparse') if getattr(mod, k)]
-    if bad: raise NotImplementedError(f"nn.Embedding with {', '.join(bad)} has no exact per-example gradient here; "
-                                      "turn it off (max_norm=None, scale_grad_by_freq=False, sparse=False)")
-
-@register_rule(nn.Embedding, broadcast=True, check=_check_embedding)
-def embedding_rule(mod, x, g):
-    "nn.Embedding: weight (V,d) with L = one-hot(ids) as indices, R = output grad (0 at padding_idx)"
-    if not _trains(mod.weight): return []
-    B = g.shape[0]; x = x.reshape(B, -1).long(); g = _rows(g, B, mod.embedding_dim)
-    if mod.padding_idx is not None: g = g.masked_fill((x == mod.padding_idx)[..., None], 0)
-    return [Use(mod.weight, L=x, R=g)]
-
-# %% ../nbs/04_ghost.ipynb #2c00e836
-@register_rule(nn.LayerNorm)
-def layer_norm_rule(mod, x, g):
-    "nn.LayerNorm: weight = Σ_t x̂_t ⊙ g_t, bias = Σ_t g_t"
-    B, shape = g.shape[0], tuple(mod.normalized_shape)
-    dt = acc_dtype(x.dtype)
-    uses = []
-    if _trains(mod.weight):
-        xhat = F.layer_norm(x.to(dt), shape, eps=mod.eps)
-        uses.append(Use(mod.weight, grad=_rows(xhat * g.to(dt), B, *shape).sum(1)))
-    if _trains(mod.bias): uses.append(Use(mod.bias, grad=_rows(g, B, *shape).sum(1)))
-    return uses
-
-@register_rule(nn.RMSNorm)
-def rms_norm_rule(mod, x, g):
-    "nn.RMSNorm: weight = Σ_t rms_normalized(x_t) ⊙ g_t"
-    if not _trains(mod.weight): return []
-    B, shape = g.shape[0], tuple(mod.normalized_shape)
-    n = F.rms_norm(x, shape, None, mod.eps)
-    return [Use(mod.weight, grad=_rows(n * g, B, *shape).sum(1))]
-
-# %% ../nbs/04_ghost.ipynb #e2049507
-def scale_rule(mod, x, g):
-    "`weight * f(x)` modules (LlamaRMSNorm): weight = Σ_t f(x_t) ⊙ g_t, f(x) = the module run with weight = 1"
-    w = mod.weight
-    if not _trains(w): return []
-    n = functional_call(mod, {'weight': torch.ones_like(w)}, (x,))
-    return [Use(w, grad=_rows(n.to(g.dtype) * g, g.shape[0], *w.shape).sum(1))]
-
-_HF_RULES.append(('transformers.models.llama.modeling_llama', 'LlamaRMSNorm', 'scale_rule'))
-
-def _register_hf_rules():
-    "Register the rules for Hugging Face layer types whose modules are loaded"
-    for mod, cls, fn in _HF_RULES:
-        t = _hf(mod, cls)
-        if t is not None and t not in RULES: register_rule(t)(globals()[fn])
-
-# %% ../nbs/04_ghost.ipynb #b4c0bnrul
-def _check_batch_norm(mod):
-    if not mod.track_running_stats:
-        raise NotImplementedError("batch norm with track_running_stats=False normalises by batch statistics even in eval(), "
-                                  "so each example's output depends on the others; use GroupNorm or LayerNorm, or freeze it")
-
-@register_rule(nn.BatchNorm1d, nn.BatchNorm2d, nn.BatchNorm3d, check=_check_batch_norm)
-def batch_norm_rule(mod, x, g):
-    "BatchNorm in eval() (running statistics, so per example): weight = Σ x̂ ⊙ g, bias = Σ g, over all but the channel dim"
-    if mod.training: raise RuntimeError("batch norm in train mode mixes examples: call .eval() on it")
-    B, dt, shape = g.shape[0], acc_dtype(x.dtype), (1, -1) + (1,) * (x.dim() - 2)
-    xhat = (x.to(dt) - mod.running_mean.to(dt).view(shape)) * torch.rsqrt(mod.running_var.to(dt).view(shape) + mod.eps)
-    per = lambda t: t.reshape(B, t.shape[1], -1).sum(-1)   # [B, C]
-    uses = [Use(mod.weight, grad=per(xhat * g.to(dt)))] if _trains(mod.weight) else []
-    if _trains(mod.bias): uses.append(Use(mod.bias, grad=per(g)))
-    return uses
-
-# %% ../nbs/04_ghost.ipynb #791cdfb4
-def _fallback_grads(mod, args, kwargs, out_idx, outs, grads, B):
-    "Per-example gradients of `mod`'s own trainable parameters by vmap(vjp(functional_call)): ([B,*p.shape] per param, params)"
-    names = [k for k, p in mod._parameters.items() if _trains(p)]
-    ps = [mod._parameters[k] for k in names]
-    flat, spec = tree_flatten((args, kwargs))
-    bi = [k for k, a in enumerate(flat) if isinstance(a, Tensor) and a.dim() > 0 and a.shape[0] == B]
-    gs = [g if g is not None else torch.zeros_like(o) for g, o in zip(grads, outs)]
-    def one(bx, gx):
-        vals = list(flat)
-        for k, v in zip(bi, bx): vals[k] = v.unsqueeze(0)
-        a, kw = tree_unflatten(vals, spec)
-        def f(*q):
-            leaves = tree_leaves(functional_call(mod, dict(zip(names, q)), a, kw))
-            return tuple(leaves[k] for k in out_idx)
-        y, back = vjp(f, *ps)
-        return back(tuple(g.unsqueeze(0) for g in gx)), y
-    with torch.enable_grad(): pg, ys = vmap(one, randomness='error')([flat[k] for k in bi], gs)
-    for y, o in zip(ys, outs):
-        y = y.reshape(o.shape)
-        tol = 1e-7 if o.dtype == torch.float64 else 1e-3 if o.dtype == torch.float32 else 1e-2
-        if not torch.allclose(y, o, rtol=tol, atol=tol * float(o.abs().max().clamp_min(1e-30))):
-            raise RuntimeError("re-running it one example at a time does not reproduce its output: its output for one "
-                               "example depends on the others, or its batch dimension is not first")
-    return list(pg), ps
+__all__ = ['RHO', 'count_param_uses', 'GhostClipper', 'per_example_grads', 'clip_reference']
 
 # %% ../nbs/04_ghost.ipynb #6296abc8
 @dataclass
@@ -248,12 +29,6 @@ class _Call:
     args: tuple = (); kwargs: dict = field(default_factory=dict)  # fallback calls: everything
     out_idx: list = field(default_factory=list); outs: list = field(default_factory=list)
     out_ref: list = field(default_factory=list)    # (weakref to output, version): in-place changes after the call
-
-STAT_KEYS = ('embed_in', 'embed_out', 'embed_cross', 'other')
-
-def _pair_key(a, b):
-    if a == b: return a
-    return 'embed_cross' if {a, b} == {'embed_in', 'embed_out'} else 'other'
 
 def _get_emb(model, meth):
     try: return getattr(model, meth)() if hasattr(model, meth) else None
@@ -538,56 +313,6 @@ def _ghost(self:GhostClipper, p, us):
     T = sum(u.T for u in us)
     return 2 * T * T < p.numel()
 
-def _dots(a:Tensor, b:Tensor) -> Tensor:
-    "Row-wise inner products of [B,K] tensors in float64, a chunk of rows at a time"
-    dt, B = gram_dtype(a.device), a.shape[0]
-    step = max(1, _CHUNK_BYTES // (16 * max(a.shape[1], 1)))
-    out = [(a[s:s + step].to(dt) * b[s:s + step].to(dt)).sum(1) for s in range(0, B, step)]
-    return torch.cat(out) if out else a.new_zeros(0, dtype=dt)
-
-def _pair_parts(groups:dict) -> dict:
-    "Squared-norm parts by pair of labels from per-example vectors `{label: [B,K]}`, in float64"
-    labs, parts = list(groups), {}
-    for i, a in enumerate(labs):
-        for b in labs[i:]:
-            v, k = _dots(groups[a], groups[b]), _pair_key(a, b)
-            parts[k] = parts[k] + (v if a == b else 2 * v) if k in parts else (v if a == b else 2 * v)
-    return parts
-
-def _ghost_parts(p, us):
-    "Squared-norm parts by pair of labels from Gram matrices (float64); the factor blocks; the triangle bound [B]"
-    groups = {}
-    for u in us: groups.setdefault((u.label, u.onehot), []).append(u)
-    cat = lambda ts: ts[0] if len(ts) == 1 else torch.cat(ts, 1)
-    blocks = [(lab, cat([u.L for u in g]), cat([u.R for u in g])) for (lab, _), g in groups.items()]
-    parts = {}
-    for i, (la, La, Ra) in enumerate(blocks):
-        for j in range(i, len(blocks)):
-            lb, Lb, Rb = blocks[j]
-            v, k = factor_inner(La, Ra, Lb, Rb), _pair_key(la, lb)
-            v = v if i == j else 2 * v
-            parts[k] = parts[k] + v if k in parts else v
-    return parts, blocks, sum(factor_bound(L, R) for _, L, R in blocks)
-
-def _exact_example(p, blocks, i:int):
-    "Example `i`'s gradient of `p` materialised from its factors in float64: (its parts, the gradient)"
-    groups = {}
-    for lab, L, R in blocks:
-        g = factor_grad(L[i:i + 1], R[i:i + 1], p.shape[0], gram_dtype(R.device)).reshape(1, -1)
-        groups[lab] = groups[lab] + g if lab in groups else g
-    return {k: v[0] for k, v in _pair_parts(groups).items()}, sum(groups.values()).view(p.shape)
-
-def _mat_parts(p, us, B):
-    "Parts from materialised per-example gradients; payload = their sum [B,*p.shape]; its squared norms (float64)"
-    groups = {}
-    for u in us:
-        g = u.grad if u.grad is not None else factor_grad(u.L, u.R, p.shape[0])
-        g = g.reshape(B, *p.shape)
-        groups[u.label] = groups[u.label] + g if u.label in groups else g
-    total = sum(groups.values())
-    flat = total.reshape(B, -1)
-    return _pair_parts({k: v.reshape(B, -1) for k, v in groups.items()}), total, _dots(flat, flat)
-
 # %% ../nbs/04_ghost.ipynb #bf265d6f
 RHO = 1e3  # a ghost norm² below (Σ_t ‖L_t‖‖R_t‖)²/RHO is cancellation: that example is recomputed exactly
 
@@ -607,6 +332,47 @@ def _check_foreign_grads(self:GhostClipper):
 def _set_last(self:GhostClipper, norms, clip, psq, decisions, stats, exact):
     self.last_norms, self.last_clip_factors, self.last_param_sq, self.last_decisions = norms, clip, psq, decisions
     self.last_stats, self.last_exact = stats, exact
+
+@patch
+def _norms(self:GhostClipper, by:dict, B:int, acc, dev):
+    "Per-parameter squared norms (ghost, or materialised; cancelling examples recomputed exactly), summed and split by part"
+    stats = {k: torch.zeros(B, dtype=acc, device=dev) for k in STAT_KEYS}
+    total = torch.zeros(B, dtype=acc, device=dev)
+    payload, psq, decisions, exact_n = {}, {}, {}, {}
+    for pid, us in by.items():
+        p, name = us[0].param, self.pnames[pid]
+        if self._ghost(p, us):
+            parts, blocks, bound = _ghost_parts(p, us)
+            sq, exact = sum(parts.values()), {}
+            for i in (sq * RHO < bound * bound).nonzero().flatten().tolist():
+                pi, exact[i] = _exact_example(p, blocks, i)
+                for k in parts: parts[k][i] = pi.get(k, 0.)
+                sq[i] = exact[i].pow(2).sum()
+            payload[pid] = (p, blocks, exact, None)
+            decisions[name] = 'ghost'
+            if exact: exact_n[name] = len(exact)
+        else:
+            parts, pay, sq = _mat_parts(p, us, B)
+            payload[pid] = (p, None, None, pay)
+            decisions[name] = 'materialize'
+        psq[name] = sq; total += sq
+        for k, v in parts.items(): stats[k] += v
+    return stats, total, payload, psq, decisions, exact_n
+
+def _clipped_sums(payload:dict, clip:Tensor) -> dict:
+    "`Σ_i c_i g_i` per parameter from its factors (exactly recomputed examples added from their own gradients)"
+    sums = {}
+    for pid in list(payload):                     # pop as we go: output gradients are freed parameter by parameter
+        p, blocks, exact, pay = payload.pop(pid)
+        if blocks is not None:
+            c = clip
+            if exact: c = clip.clone(); c[list(exact)] = 0       # those examples are added exactly, below
+            s = sum(factor_sum(L, R, c, p.shape[0]) for _, L, R in blocks).view(p.shape)
+            for i, g in exact.items(): s = s + (clip[i] * g).to(s.dtype)
+        else: s = torch.tensordot(clip.to(pay.dtype), pay, dims=1)
+        sums[pid] = s.to(p.dtype)
+        del pay, blocks
+    return sums
 
 @patch
 def _backward(self:GhostClipper, losses):
@@ -649,27 +415,7 @@ def _backward(self:GhostClipper, losses):
     if self.check_unseen: self._check_graph(losses, calls, grads)
     by = self._uses(calls, grads)
     del grads
-    stats = {k: torch.zeros(B, dtype=acc, device=dev) for k in STAT_KEYS}
-    total = torch.zeros(B, dtype=acc, device=dev)
-    payload, psq, decisions, exact_n = {}, {}, {}, {}
-    for pid, us in by.items():
-        p, name = us[0].param, self.pnames[pid]
-        if self._ghost(p, us):
-            parts, blocks, bound = _ghost_parts(p, us)
-            sq, exact = sum(parts.values()), {}
-            for i in (sq * RHO < bound * bound).nonzero().flatten().tolist():
-                pi, exact[i] = _exact_example(p, blocks, i)
-                for k2 in parts: parts[k2][i] = pi.get(k2, 0.)
-                sq[i] = exact[i].pow(2).sum()
-            payload[pid] = (p, blocks, exact, None)
-            decisions[name] = 'ghost'
-            if exact: exact_n[name] = len(exact)
-        else:
-            parts, pay, sq = _mat_parts(p, us, B)
-            payload[pid] = (p, None, None, pay)
-            decisions[name] = 'materialize'
-        psq[name] = sq; total += sq
-        for k2, v in parts.items(): stats[k2] += v
+    stats, total, payload, psq, decisions, exact_n = self._norms(by, B, acc, dev)
     del by
     norms = total.sqrt()
     if not torch.isfinite(norms).all():
@@ -681,17 +427,7 @@ def _backward(self:GhostClipper, losses):
     if (total < 0).any(): raise RuntimeError("internal error: a squared norm came out negative; please report it")
     C = self.max_grad_norm
     clip = C / norms.clamp_min(C)
-    sums = {}
-    for pid in list(payload):                     # pop as we go: output gradients are freed parameter by parameter
-        p, blocks, exact, pay = payload.pop(pid)
-        if blocks is not None:
-            c = clip
-            if exact: c = clip.clone(); c[list(exact)] = 0       # those examples are added exactly, below
-            s = sum(factor_sum(L, R, c, p.shape[0]) for _, L, R in blocks).view(p.shape)
-            for i, g in exact.items(): s = s + (clip[i] * g).to(s.dtype)
-        else: s = torch.tensordot(clip.to(pay.dtype), pay, dims=1)
-        sums[pid] = s.to(p.dtype)
-        del pay, blocks
+    sums = _clipped_sums(payload, clip)
     self._set_last(norms, clip, psq, decisions, {**stats, 'total': total}, exact_n)
     if self.verify: self._verify(losses, norms, sums)
     for p in self.params:
