@@ -17,7 +17,24 @@ from .factors import STAT_KEYS, Use, factor_sum, gram_dtype, _exact_example, _gh
 from .rules import RULES, Rule, register_rule, linear_rule, _fallback_grads, _is_hf_model, _register_hf_rules, _trains
 
 # %% auto #0
-__all__ = ['RHO', 'count_param_uses', 'GhostClipper', 'per_example_grads', 'clip_reference']
+__all__ = ['RHO', 'per_example_grads', 'clip_reference', 'count_param_uses', 'GhostClipper']
+
+# %% ../nbs/04_ghost.ipynb #ce234d94
+def per_example_grads(losses:Tensor, # [B] one loss per example
+                      params:list,   # parameters to differentiate
+                     ) -> list:      # per parameter, [B,*p.shape]
+    "Per-example gradients by plain autograd, one example at a time (slow reference)"
+    B = len(losses)
+    gs = [torch.autograd.grad(losses[i], params, retain_graph=i < B - 1, allow_unused=True) for i in range(B)]
+    return [torch.stack([g[j] if g[j] is not None else torch.zeros_like(p) for g in gs]) for j, p in enumerate(params)]
+
+def clip_reference(grads:list, # per parameter [B,*p.shape], as from `per_example_grads`
+                   max_grad_norm:float):
+    "Per-example norms [B] and clipped sums `Σ_i min(1, C/‖g_i‖) g_i` per parameter"
+    sq = sum(g.flatten(1).double().pow(2).sum(1) for g in grads)
+    norms = sq.sqrt()
+    c = max_grad_norm / norms.clamp_min(max_grad_norm)
+    return norms, [torch.tensordot(c.to(g.dtype), g, dims=1) for g in grads]
 
 # %% ../nbs/04_ghost.ipynb #6296abc8
 @dataclass
@@ -82,6 +99,7 @@ def _broadcast_embeddings(model) -> list:
     return [e for m in model.modules() if _is_hf_model(m)
             for e in (getattr(m, k, None) for k in ('wpe', 'position_embeddings', 'embed_positions')) if isinstance(e, nn.Embedding)]
 
+# %% ../nbs/04_ghost.ipynb #d4000007
 class GhostClipper:
     "Hooks `model`: `backward(losses)` adds `Σ_i min(1, C/‖g_i‖) g_i` into every trainable `p.grad`, one backward pass"
     def __init__(self,
@@ -157,6 +175,7 @@ class GhostClipper:
     def __enter__(self): return self
     def __exit__(self, *exc): self.detach()
 
+# %% ../nbs/04_ghost.ipynb #d4000009
 def _check_global_hooks():
     from torch.nn.modules import module as M
     if M._global_forward_hooks or getattr(M, '_global_forward_hooks_always_called', None):
@@ -333,6 +352,7 @@ def _set_last(self:GhostClipper, norms, clip, psq, decisions, stats, exact):
     self.last_norms, self.last_clip_factors, self.last_param_sq, self.last_decisions = norms, clip, psq, decisions
     self.last_stats, self.last_exact = stats, exact
 
+# %% ../nbs/04_ghost.ipynb #d4000011
 @patch
 def _norms(self:GhostClipper, by:dict, B:int, acc, dev):
     "Per-parameter squared norms (ghost, or materialised; cancelling examples recomputed exactly), summed and split by part"
@@ -374,6 +394,7 @@ def _clipped_sums(payload:dict, clip:Tensor) -> dict:
         del pay, blocks
     return sums
 
+# %% ../nbs/04_ghost.ipynb #d4000012
 @patch
 def _backward(self:GhostClipper, losses):
     if not isinstance(losses, Tensor): raise TypeError(f"losses must be a tensor of shape [B], got {type(losses).__name__}")
@@ -470,6 +491,7 @@ def _check_graph(self:GhostClipper, losses, calls, grads):
                                f"(e.g. F.linear(h, {n}) or another module reading it) would not be clipped. Call the module "
                                "instead, register a rule for the module that uses it, or freeze the parameter")
 
+# %% ../nbs/04_ghost.ipynb #d4000013
 @patch
 def _verify(self:GhostClipper, losses, norms, sums):
     "Recompute per-example gradients by autograd, one example at a time, and fail on disagreement"
@@ -513,20 +535,3 @@ def check_grads(self:GhostClipper, params=None):
 def reset_marks(self:GhostClipper):
     "Forget which gradients this clipper wrote (after an optimizer step has zeroed them)"
     self._marks = {}
-
-# %% ../nbs/04_ghost.ipynb #ce234d94
-def per_example_grads(losses:Tensor, # [B] one loss per example
-                      params:list,   # parameters to differentiate
-                     ) -> list:      # per parameter, [B,*p.shape]
-    "Per-example gradients by plain autograd, one example at a time (slow reference)"
-    B = len(losses)
-    gs = [torch.autograd.grad(losses[i], params, retain_graph=i < B - 1, allow_unused=True) for i in range(B)]
-    return [torch.stack([g[j] if g[j] is not None else torch.zeros_like(p) for g in gs]) for j, p in enumerate(params)]
-
-def clip_reference(grads:list, # per parameter [B,*p.shape], as from `per_example_grads`
-                   max_grad_norm:float):
-    "Per-example norms [B] and clipped sums `Σ_i min(1, C/‖g_i‖) g_i` per parameter"
-    sq = sum(g.flatten(1).double().pow(2).sum(1) for g in grads)
-    norms = sq.sqrt()
-    c = max_grad_norm / norms.clamp_min(max_grad_norm)
-    return norms, [torch.tensordot(c.to(g.dtype), g, dims=1) for g in grads]
