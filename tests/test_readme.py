@@ -1,0 +1,16 @@
+"""Every ```python block of the README runs as written (a user copies them first)."""
+import os, re
+from pathlib import Path
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+BLOCKS = re.findall(r"```python\n(.*?)```", (ROOT/"README.md").read_text(), re.S)
+
+@pytest.mark.skipif(not os.environ.get("DPTIE_ASSETS"), reason="needs DPTIE_ASSETS (the tokenizer, SST-2, the models)")
+@pytest.mark.parametrize("i", range(len(BLOCKS)))
+def test_readme_python_block(i, monkeypatch):
+    import torch
+    monkeypatch.chdir(ROOT); torch.set_num_threads(1)
+    exec(compile(BLOCKS[i], f"README.md python block {i + 1}", "exec"), {})
+
+def test_readme_has_python_blocks(): assert BLOCKS, "the README shows no Python: the library example is gone"
