@@ -296,6 +296,7 @@ def _one_step(model, engine, cfg, tr, idx) -> dict:
     row, (rank, ws) = dict(batch_size=len(idx)), world()
     all_l, all_n, parts = [], [], {}
     mine = shard(idx, rank, ws)  # this rank's share (all of it in one process)
+    mine = mine[np.argsort([len(tr.input_ids[i]) for i in mine], kind="stable")]  # micro-batches of like lengths: less padding
     for s in range(0, len(mine), cfg.micro_batch_size):
         b = _to(collate(tr, mine[s:s + cfg.micro_batch_size]), cfg.device)
         losses, _ = class_loss(model, b, cfg.restrict_loss)
