@@ -60,6 +60,10 @@ class DPOptimizer:
     @property
     def param_groups(self): return self.optimizer.param_groups
     @property
+    def last_stats(self) -> dict|None:
+        "How the last backward's per-example squared norms split, as the clipper recorded it"
+        return self.clipper.last_stats
+    @property
     def noise_std(self) -> float:
         "Std of the noise in the averaged gradient, σC/(qN)"
         return self.noise_multiplier * self.max_grad_norm / self.expected_batch_size

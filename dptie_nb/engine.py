@@ -52,7 +52,7 @@ class DptieStep:
     @property
     def parts(self) -> dict|None:
         "How the last micro-batch's per-example squared norms split (input embedding, LM head, cross term, other)"
-        st = self.opt.clipper.last_stats
+        st = self.opt.last_stats
         return {k: v.detach().double().cpu() for k, v in st.items() if k != "total"} if st else None
     def backward(self, losses:Tensor) -> Tensor:
         "Clip this micro-batch exactly into the gradients; its per-example norms"
