@@ -57,6 +57,7 @@ class RunConfig:
     head_init: str = opt("copy", 'untied head starts as a "copy" of the embedding or "random"')
     epsilon: float|None = opt(None, 'target ε; None trains non-privately')
     delta: float|None = opt(None, 'δ; None means N^-1.1 as in the seed paper')
+    sigma: float|None = opt(None, 'noise multiplier σ; None calibrates it to epsilon, 0 is the clip-only control (no privacy)')
     seed: int = opt(0, 'training seed (sampling, noise, dropout, random init)')
     lr: float = opt(5e-4, 'learning rate')
     optimizer: str = opt("adam", 'sgd, adam or adamw')
@@ -95,6 +96,10 @@ class RunConfig:
         if self.epsilon is None: self.engine = "none"
         elif self.engine == "none": raise ValueError("engine='none' trains without privacy: set epsilon=None, or pick engine 'dptie' or 'opacus'")
         if self.world_size > 1 and self.engine == "opacus": raise ValueError("engine='opacus' runs in one process: use engine='dptie' with world_size > 1")
+        if self.sigma is not None:
+            if isinstance(self.sigma, bool) or not (isinstance(self.sigma, (int, float)) and math.isfinite(self.sigma) and self.sigma >= 0):
+                raise ValueError(f"sigma={self.sigma!r}: a noise multiplier is a finite number >= 0 (None: calibrate it to epsilon)")
+            if self.epsilon is None: raise ValueError("sigma is set but epsilon is not: a control run keeps a DP run's batches and steps, so give the epsilon they were planned for")
         if self.secure_noise: self.diagnostics = "off"  # a release: publish nothing that ε does not cover
 
     @property
@@ -103,7 +108,7 @@ class RunConfig:
     def run_id(self) -> str:
         "A readable, unique name for this run's folder (the one rule for run names)"
         eps = "nonpriv" if self.epsilon is None else f"eps{self.epsilon:g}"
-        eng = "" if self.engine in ("dptie", "none") else f"-{self.engine}"
+        eng = ("" if self.engine in ("dptie", "none") else f"-{self.engine}") + ("" if self.sigma is None else f"-sigma{self.sigma:g}")
         rid = f"{self.task}-{Path(self.model).name}-{self.regime}-{self.tying}-{eps}{eng}-s{self.seed}"
         return f"{self.tag}-{rid}" if self.tag else rid
 

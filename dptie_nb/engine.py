@@ -4,7 +4,7 @@
 
 # %% ../nbs/05a_engine.ipynb #ef3d76e0
 from __future__ import annotations
-import os
+import os, warnings
 import torch
 from torch import Tensor
 from .dpoptim import DPOptimizer
@@ -87,7 +87,9 @@ class OpacusStep:
         self.pending = False
     def backward(self, losses:Tensor) -> Tensor:
         "Per-example gradients of this micro-batch, clipped and summed by Opacus; their norms"
-        losses.sum().backward()
+        with warnings.catch_warnings():  # Opacus' hooks on a first layer whose input (token ids) needs no gradient
+            warnings.filterwarnings("ignore", message="Full backward hook is firing")
+            losses.sum().backward()
         norms = torch.stack([p.grad_sample.reshape(len(losses), -1).norm(dim=1) for p in self.params], 1).norm(dim=1)
         self.opt.signal_skip_step(True); self.opt.step(); self.opt.zero_grad()
         self.pending = True

@@ -59,6 +59,7 @@ def _public_meta(meta:dict, cfg) -> dict:
 def privacy_scope(cfg) -> dict:
     "What a run's ε covers (`covers`) and what its metrics.json publishes that ε does not cover (`not_covered`)."
     if not cfg.private: return dict(covers=None, not_covered=["everything: a non-private run"])
+    if cfg.sigma == 0: return dict(covers=None, not_covered=["everything: a clip-only control (sigma=0), DP's batches and clipping without noise"])
     out = []
     if cfg.diagnostics == "on":
         out.append(f"diagnostics: history rows' {', '.join(DIAGNOSTICS)} and data.train's {', '.join(TRAIN_DIAGNOSTICS)} "
@@ -168,7 +169,8 @@ def _prepare(cfg:RunConfig, out, data) -> _Run:
     r.sampler, r.steps, r.q, r.ebs = _plan(cfg, len(r.tr))
     r.ledger = PrivacyLedger()
     if cfg.private:
-        r.sigma = noise_multiplier(target_epsilon=cfg.epsilon, sample_rate=r.q, steps=r.steps, delta=r.delta, method=cfg.accountant)
+        r.sigma = cfg.sigma if cfg.sigma is not None else noise_multiplier(target_epsilon=cfg.epsilon, sample_rate=r.q, steps=r.steps,
+                                                                            delta=r.delta, method=cfg.accountant)
         if not cfg.secure_noise: r.gen = torch.Generator(cfg.device).manual_seed(cfg.seed + 10_000)
     r.engine = make_engine(cfg.engine, r.model, r.opt, r.sigma or 0., cfg.max_grad_norm, r.ebs, r.gen, cfg.secure_noise)
     if cfg.engine == "dptie": r.engine.verify_next = True  # the first DP step is checked against autograd

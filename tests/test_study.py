@@ -40,4 +40,4 @@ def test_unknown_preset_is_a_clear_error(tmp_path):
 
 def test_bad_epsilon_is_a_clear_error(tmp_path):
     r = dptie("train", "--epsilon", "0", "--out", str(tmp_path), cwd=ROOT)
-    assert r.returncode != 0 and "epsilon=0.0: a target ε must be a positive finite number" in r.stderr, r.stderr[-2000:]
+    assert r.returncode != 0 and "epsilon=0: a target ε must be a positive finite number" in r.stderr, r.stderr[-2000:]
