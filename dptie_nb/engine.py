@@ -127,7 +127,9 @@ class OpacusGhostStep:
         self.crit = DPLossFastGradientClipping(self.gsm, self.opt, _PerExample(), loss_reduction="sum")
     def backward(self, losses:Tensor) -> None:
         "Opacus' two backward passes on this (one) batch"
-        self.crit(losses).backward()
+        with warnings.catch_warnings():  # as in OpacusStep: hooks on a first layer whose input needs no gradient
+            warnings.filterwarnings("ignore", message="Full backward hook is firing")
+            self.crit(losses).backward()
     def step(self): self.opt.step(); self.opt.zero_grad()
 
 # %% ../nbs/05a_engine.ipynb #b4d393ca
