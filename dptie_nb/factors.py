@@ -62,9 +62,9 @@ def factor_inner(La, Ra, Lb, Rb) -> Tensor:
 
 def factor_bound(L, R) -> Tensor:
     "Per-example `Σ_t ‖L_t‖·‖R_t‖`, an upper bound on `‖L_iᵀ R_i‖` (triangle inequality), [B], float64"
-    dt = gram_dtype(R.device)
-    rn = torch.linalg.vector_norm(R, dim=-1, dtype=dt)
-    return ((torch.linalg.vector_norm(L, dim=-1, dtype=dt) * rn) if L.is_floating_point() else rn).sum(1)
+    dt = gram_dtype(R.device)  # row norms in at least float32 (no float64 copy of the factors: the bound only flags cancellation)
+    norm = lambda t: torch.linalg.vector_norm(t, dim=-1, dtype=acc_dtype(t.dtype)).to(dt)
+    return ((norm(L) * norm(R)) if L.is_floating_point() else norm(R)).sum(1)
 
 def factor_grad(L, R, m:int, dtype=None) -> Tensor:
     "Per-example gradients `L_iᵀ R_i`, [B,m,n] (`m` rows for a one-hot `L`), in `dtype` (default: the factors')"
