@@ -93,6 +93,9 @@ class RunConfig:
             if not getattr(self, k) > 0: raise ValueError(f"{k}={getattr(self, k)} must be positive")
         for k in ("batch_size", "micro_batch_size", "max_len", "world_size"):
             if int(getattr(self, k)) <= 0: raise ValueError(f"{k}={getattr(self, k)} must be a positive integer")
+        for k in ("train_cap", "dev_cap"):
+            if getattr(self, k) is not None and int(getattr(self, k)) <= 0:
+                raise ValueError(f"{k}={getattr(self, k)}: use a positive number of examples, or None for all of them")
         if self.epsilon is None: self.engine = "none"
         elif self.engine == "none": raise ValueError("engine='none' trains without privacy: set epsilon=None, or pick engine 'dptie' or 'opacus'")
         if self.world_size > 1 and self.engine == "opacus": raise ValueError("engine='opacus' runs in one process: use engine='dptie' with world_size > 1")

@@ -30,8 +30,9 @@ def _config_of(spec, allow_random):
     if isinstance(spec, PretrainedConfig): return copy.deepcopy(spec), None, type(spec).__name__
     src = model_source(str(spec))
     if not src.has_weights and not allow_random:
-        raise AssetNotFound(f"model {str(spec)!r}: only a config was found ({src.src}), no pretrained weights. Pass "
-                            "allow_random=True to build it randomly initialised (the run is then marked as not pretrained), "
+        raise AssetNotFound(f"model {str(spec)!r}: only a config was found ({src.src}), no pretrained weights. Train "
+                            "its architecture from random initialisation with regime='random' (`dptie train --regime random`; "
+                            "in Python build_model(..., allow_random=True); the run is then marked as not pretrained), "
                             "or point DPTIE_ASSETS / path= at a folder with weights.")
     return AutoConfig.from_pretrained(src.src), (src.src if src.has_weights else None), str(spec)
 
@@ -73,9 +74,13 @@ def build_model(spec, # a name (`gpt2`, `dptie-mini`), Hub id, folder, or `trans
     with torch.device(device or "cpu"):
         if weights is None: model = AutoModelForCausalLM.from_config(cfg, dtype=dtype or torch.float32)
         else:
-            with warnings.catch_warnings():
-                warnings.simplefilter("ignore")
-                model = AutoModelForCausalLM.from_pretrained(weights, config=cfg, dtype=dtype or torch.float32)
+            from transformers.utils import logging as hf_logging
+            level = hf_logging.get_verbosity()
+            with warnings.catch_warnings():  # an untied load of a tied checkpoint reports lm_head.weight MISSING: it is
+                warnings.simplefilter("ignore")   # copied from the embedding (or drawn at random) just below
+                hf_logging.set_verbosity_error()
+                try: model = AutoModelForCausalLM.from_pretrained(weights, config=cfg, dtype=dtype or torch.float32)
+                finally: hf_logging.set_verbosity(level)
     if model.get_output_embeddings() is None or model.get_input_embeddings() is None:
         raise ValueError(f"{name}: the model has no input embedding or LM head to tie")
     if want_tied and not is_tied(model): model.get_output_embeddings().weight = model.get_input_embeddings().weight
