@@ -13,7 +13,8 @@ from .files import atomic_write_json
 from .config import NEUTRAL, STUDY, RunConfig, config_diff, defaults, parse_epsilon
 
 # %% auto #0
-__all__ = ['load_presets', 'expand', 'template_path', 'check_parameters', 'run_status', 'run_one', 'run_sweep', 'main']
+__all__ = ['load_presets', 'expand', 'template_path', 'check_parameters', 'run_status', 'run_one', 'check_assets', 'run_sweep',
+           'main']
 
 # %% ../nbs/08_sweep.ipynb #9dd65e9b
 def load_presets(path:str|Path|None=None) -> dict:
@@ -103,6 +104,21 @@ def run_one(cfg:RunConfig, # the run
     m = json.loads((run_dir/"metrics.json").read_text())
     return dict(run_id=cfg.run_id(), status=m["status"], dev_acc=m.get("final", {}).get("dev_acc"), seconds=time.time() - t0)
 
+# %% ../nbs/08_sweep.ipynb #s8chk001
+def check_assets(cfgs:list) -> None:
+    "Fail before any run when the tokenizer, a model or a task's data that `cfgs` need cannot be found"
+    from dptie_nb.assets import AssetNotFound, GLUE_TASKS, assets_root, find_asset, model_source
+    root = assets_root()                                  # an error when DPTIE_ASSETS names no folder
+    if cfgs: find_asset("tokenizer", "gpt2")
+    for name, regime in sorted({(c.model, c.regime) for c in cfgs}):
+        if regime == "random": find_asset("config", name); continue
+        if not model_source(name).has_weights:
+            raise AssetNotFound(f"model {name!r} has no pretrained weights here (only a config): use regime='random' "
+                                "for its architecture from random initialisation, or point DPTIE_ASSETS at its weights")
+    for task in sorted({c.task for c in cfgs}) if root is not None else []:
+        missing = [str(f) for f in (root/"glue"/GLUE_TASKS[task]/f"{s}.tsv" for s in ("train", "dev")) if not f.exists()]
+        if missing: raise AssetNotFound(f"task {task!r}: {', '.join(missing)} not found in DPTIE_ASSETS={str(root)!r}")
+
 # %% ../nbs/08_sweep.ipynb #a9c94c01
 def run_sweep(preset:str, # preset name
               jobs:int=1, # notebooks run at the same time
@@ -128,6 +144,7 @@ def run_sweep(preset:str, # preset name
                          f"e.g. {stale[0].run_id()}: {'; '.join(d[:4])}. Move or delete those run folders to rerun them with "
                          f"the preset's settings, or pass another --out.")
     todo = [c for c in cfgs if status[c.run_id()] != "ok"]
+    check_assets(todo)  # one clear error before any run, not one failed run after another
     log(f"dptie sweep {preset}: {len(cfgs)} runs, {len(cfgs) - len(todo)} already done, {len(todo)} to run, {jobs} at a time -> {Path(out)/'runs'}")
     results, t0 = [], time.time()
     with ThreadPoolExecutor(max_workers=jobs) as ex:
