@@ -67,6 +67,8 @@ def _plot_norms_of_run(ax, m:dict, h:pd.DataFrame, off:bool):
     P = parts_frame(m)
     if len(P):
         for i, k in enumerate(P.columns): ax[0].plot(P.index, P[k], "-", c=PART_COLORS.get(part_index(k), _color(k, i)), label=part_label(k))
+        for k, lab in (("cross_share_max", "cross term, largest per example"), ("cross_share_min", "cross term, smallest per example")):
+            if k in h and h[k].notna().any() and (h[k] != 0).any(): ax[0].plot(h.step, h[k], "--", c=PART_COLORS.get(2, "C2"), lw=0.8, label=lab)
         ax[0].axhline(0, c="0.3", lw=0.6)
         ax[0].set(title="split of ‖g_i‖² (mean over the batch, share of total)", xlabel="step", ylabel="share"); ax[0].legend(fontsize=8)
     else: _empty(ax[0], _NODIAG if off else "no squared-norm split recorded\n(non-private, or an engine that does not report one)")
@@ -85,7 +87,7 @@ def _plot_norms_of_run(ax, m:dict, h:pd.DataFrame, off:bool):
 def plot_run(m:dict, # one run's metrics (from `train` or a metrics.json)
              save:str|Path|None=None, # also write the figure here as PNG
             ) -> Figure:
-    "One run at a glance: loss, dev accuracy, ε spent by RDP and PRV, squared-norm split, clipping and norms."
+    "One run at a glance: loss, dev evaluation, ε spent by RDP and PRV, squared-norm split (with the cross term's extremes), clipping and norms."
     cfg, priv = m.get("config") or {}, m.get("privacy") or {}
     h, ev = history_frame(m), evals_frame(m)
     off = cfg.get("diagnostics") == "off" or priv.get("diagnostics") == "off"
@@ -97,9 +99,12 @@ def plot_run(m:dict, # one run's metrics (from `train` or a metrics.json)
     else: _empty(ax[0], _NODIAG if off else "no training loss recorded")
     if len(ev):
         ax[1].plot(ev.step, ev.acc, "o-", label="dev accuracy")
+        for c, s, lab, st in (("bal_acc", 1, "balanced accuracy", "s--"), ("auroc", 100, "AUROC of the label-word margin ×100", "^-."),
+                              ("pos_share", 100, "share predicted label 1 ×100", "x:")):
+            if ev[c].notna().any(): ax[1].plot(ev.step, s * ev[c], st, ms=4, lw=1, label=lab)
         if np.isfinite(chance_of(m)): ax[1].axhline(chance_of(m), ls=":", c="0.5", label="majority class")
         n = f"{ev.n.iloc[-1]:.0f}" if ev.n.notna().any() else "?"
-        ax[1].set(title=f"dev accuracy (n={n})", xlabel="step", ylabel="accuracy (%)"); ax[1].legend(fontsize=8)
+        ax[1].set(title=f"dev evaluation (n={n})", xlabel="step", ylabel="%"); ax[1].legend(fontsize=7)
     else: _empty(ax[1], "no evaluation recorded")
     _plot_eps(ax[2], m, h)
     _plot_norms_of_run(ax[3:], m, h, off)

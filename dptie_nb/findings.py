@@ -10,15 +10,17 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
-from .results import (BENCH_COLUMNS, DIFF_COLUMNS, GLUE_TRAIN_ROWS, MODE_LABELS, accountant_table, bench_status, chance_of, eps_key,
-                              get_key, norms_table, paired_diffs, paper_gaps, paper_memory, paper_steps, part_index, summarise)
+from .results import (BENCH_COLUMNS, DIFF_COLUMNS, GLUE_TRAIN_ROWS, MODE_LABELS, accountant_table, bench_status, chance_of,
+                              comparisons, eps_key, get_key, norms_table, paired_diffs, paper_gaps, paper_memory, paper_steps,
+                              part_index, summarise)
 
 # %% auto #0
 __all__ = ['STYLES', 'PHRASES', 'METRICS', 'MEMORY_RATIOS', 'QUESTIONS', 'DIFFERENCES', 'SETUP_PHRASES', 'signed', 'ci_text',
-           'pct', 'values_text', 'span_text', 'cell_text', 'fill', 'say', 'bullets', 'verdict', 'pairs_summary',
-           'accuracy_conclusions', 'loss_conclusions', 'shape_ratios', 'memory_conclusions', 'memory_summary',
-           'norm_conclusions', 'norms_brief', 'coverage', 'privacy_conclusions', 'privacy_brief', 'caveat_rows',
-           'caveats', 'conclusions', 'setup_facts', 'differences', 'overview', 'paper_status', 'run_summary']
+           'pct', 'values_text', 'span_text', 'cell_text', 'fill', 'say', 'bullets', 'verdict', 'verdict_kind',
+           'comparison_verdict', 'primary_summary', 'pairs_summary', 'accuracy_conclusions', 'loss_conclusions',
+           'learning_brief', 'shape_ratios', 'memory_conclusions', 'memory_summary', 'norm_conclusions', 'norms_brief',
+           'coverage', 'privacy_conclusions', 'privacy_brief', 'caveat_rows', 'caveats', 'conclusions', 'setup_facts',
+           'differences', 'overview', 'paper_status', 'run_summary']
 
 # %% ../nbs/09b_findings.ipynb #128f1a3f
 def signed(x, nd:int=1) -> str:
@@ -67,7 +69,7 @@ STYLES = {  # the format specs a phrase may use besides Python's; '.N' after a n
     "signed": signed, "ci": lambda v, nd=1: ci_text(*v, nd), "pct": pct, "±pct": lambda v: pct(v, signed=True),
     "±pcts": lambda v: ", ".join(pct(x, signed=True) for x in v), "vals": values_text, "list": lambda v: ", ".join(map(str, v)),
     "span": span_text, "span%": lambda v: span_text(v, 0, True), "less": lambda v: span_text([1 - x for x in v], 0, True),
-    "cell": cell_text, "pl": lambda n: "" if n == 1 else "s", "eps": lambda l: l if l == "non-private" else f"ε={l}",
+    "cell": cell_text, "pl": lambda n: "" if n == 1 else "s", "p": lambda p: "p < 0.001" if p < 0.001 else f"p = {p:.2g}", "eps": lambda l: l if l == "non-private" else f"ε={l}",
     "paren": lambda v: f" ({', '.join(v)})" if len(v) else ""}
 
 class _Styled(string.Formatter):
@@ -85,13 +87,34 @@ PHRASES = {
     # (a) untied − tied, paired by seed
     "pairs": "{metric}: {n} paired comparison{n:pl}, {k} with an interval that excludes 0{which:paren}.",
     "pairs.none": "No setting has both a tied and an untied run with the same seed and a {metric}: no paired comparison.",
+    "pairs.acc": "Dev accuracy: {n} paired comparison{n:pl}{besides}, Holm-corrected: a difference in {k}{which:paren}, equivalence "
+                 "within ±{margin:g} points in {e}, uninformative (both arms predict one class) in {u}, inconclusive in {i}.",
+    "besides": " besides the primary",
+    "pairs.primary": "Primary comparison (declared before running, not corrected): {arm} − tied on {task} at {eps:eps} ({setting}) "
+                     "= {diff:signed} points (95% CI {ci:ci}, {n} paired seed{n:pl}): {verdict}.",
+    "pair.primary": "**Primary** (declared before running, not corrected): {line}",
+    "pair.mcnemar": "McNemar over {examples:,} shared dev predictions: {only_a} right only under {arm}, {only_b} only under tied, "
+                    "{p:p}{holm}.",
+    "holm.adj": ", Holm-adjusted {p:p}", "adj.holm": "Holm-adjusted ",
     "better_on": "{arm} better on {task} {eps:eps}",
     "pair": "On {task} at {eps:eps} ({setting}), {arm} − tied = {diff:signed.{nd}} {unit} (95% CI {ci:ci.{nd}}, {n} seed{n:pl}; "
             "tied {tied:.{nd}f}, {arm} {untied:.{nd}f}): {verdict}.",
     "pair.paper": "The paper: {gaps:list}.",
     "gap": "{model} {gap:signed.2}", "gap.vs": "{model} {gap:signed.2} ({side} our interval)",
     "verdict.one": "one seed, no interval: no conclusion", "verdict.better": "{arm} better (the interval excludes 0)",
-    "verdict.ns": "not significant", "verdict.flat": "both arms at the majority class in every seed: nothing learned to compare",
+    "verdict.ns": "not significant",
+    "verdict.uninformative": "uninformative: both arms predict one class in every seed, so these runs say nothing about tying",
+    "verdict.diff": "{arm} better ({adj}{p:p})",
+    "verdict.equivalent": "equivalent within ±{margin:g} points ({adj}TOST {p:p})",
+    "verdict.inconclusive": "inconclusive: no difference shown ({adj}{p:p}) and no equivalence within ±{margin:g} points "
+                            "({adj}TOST {tp:p}); {n} seeds detect only a difference of {mde:.1f} points or more (80% power)",
+    "label.one": "one seed", "label.uninformative": "uninformative (one class)", "label.diff": "{arm} better",
+    "label.equivalent": "equivalent (±{margin:g})", "label.inconclusive": "inconclusive",
+    # (a') below accuracy
+    "learned": "{regime}, {eps:eps} ({k} run{k:pl}): AUROC of the label-word margin {a0:.2f} → {a:.2f}, balanced accuracy "
+               "{b0:.1f} → {b:.1f} points, label-word loss {l0:.3f} → {l:.3f} nats (step 0 → end, means over tasks, arms and seeds); "
+               "{c} of {k} end predicting one class.",
+    "learned.none": "No run recorded what its evaluations saw below accuracy (the runs predate it).",
     # (c) memory and time per step
     "memory": "Over {n} benchmark shape{n:pl}, exact ghost clipping of the tied model used {mem:span}× the peak memory and "
               "{time:span}× the time per step of Opacus' ghost clipping of the untied model.",
@@ -113,6 +136,8 @@ PHRASES = {
     "norms.none": "No run recorded a squared-norm split (they need the dptie engine and a private run).",
     "norms": "{task} ({model}, {regime}): {clauses}.", "norms.cross": "in tied runs the cross term is {shares:±pcts} of ‖g_i‖² (ε={eps:list})",
     "norms.eh": "embedding and head together {shares:list}", "share_of": "{x:.0%} ({arm})",
+    "norms.max": "the largest per-example cross term was {x:±pct} of ‖g_i‖² and the smallest {y:±pct} (tied, over every logged batch)",
+    "norms.drift": "for {arm}, ‖H − E‖/‖E₀‖ went {moves:list}", "drift.move": "from {d0:.2f} to {d:.2f} at {eps:eps}",
     # (e) privacy
     "privacy": "{runs} private run{runs:pl} in {k} privacy configuration{k:pl} spent ε {prv:vals} by PRV (targets {targets:vals}) "
                "and {rdp:vals} by RDP, the paper's accountant.",
@@ -137,6 +162,9 @@ PHRASES = {
                   "from the paper's fine-tuning of pretrained models.",
     "cav.chance": "{k} of {n} arms are within 5 points of the majority class ({kdp} of {ndp} DP arms, {knp} of {nnp} non-private): "
                   "there accuracy says little about tying; the paired dev loss still ranks the arms.",
+    "cav.uninformative": "{k} of {n} comparisons are uninformative: both arms predict one class (the majority or the minority) in every seed.",
+    "cav.mde": "With these seeds a comparison detects only a difference of {mde:span.1} points or more (80% power at α = 0.05, "
+               "from each comparison's paired standard deviation): smaller gaps, like the paper's, could not show.",
     "cav.skipped": "{n} run file{n:pl} skipped (listed in (f)): the grid is incomplete.",
     "cav.cpu": "All runs on CPU: memory figures are process RSS, not GPU memory as in the paper.",
     "cav.none": "None found in the metadata.",
@@ -170,47 +198,96 @@ def verdict(lo, hi, n, higher_better:bool=True, arm:str="untied") -> str:
     if lo > 0 or hi < 0: return say("verdict.better", arm=arm if (lo > 0) == higher_better else "tied")
     return say("verdict.ns")
 
+def verdict_kind(d, margin:float, alpha:float=0.05) -> tuple[str, dict]:
+    "What an accuracy comparison (a row of `comparisons`) shows: 'one', 'uninformative', 'diff', 'equivalent' or 'inconclusive', and the facts its phrases need."
+    adj = "" if d.primary else say("adj.holm")
+    if d.n < 2: return "one", {}
+    if d.uninformative: return "uninformative", {}
+    if d.p_holm < alpha: return "diff", dict(arm=d.arm if d["diff"] > 0 else "tied", adj=adj, p=d.p_holm)
+    if d.tost_holm < alpha: return "equivalent", dict(margin=margin, adj=adj, p=d.tost_holm)
+    return "inconclusive", dict(adj=adj, p=d.p_holm, margin=margin, tp=d.tost_holm, n=d.n, mde=d.mde)
+
+def comparison_verdict(d, margin:float, alpha:float=0.05, short:bool=False) -> str:
+    "`verdict_kind` in words: a clause of a sentence, or a table cell when `short`."
+    kind, facts = verdict_kind(d, margin, alpha)
+    return say(("label." if short else "verdict.") + kind, **facts)
+
+
 # %% ../nbs/09b_findings.ipynb #b5ebf167
 METRICS = {"acc": ("Dev accuracy", "points", 1, True), "dev_loss": ("Dev loss (lower is better)", "nats", 3, False)}  # name, unit, digits, higher is better
 
 def _pairs(runs, metric) -> pd.DataFrame:
     return paired_diffs(runs, metric=metric) if len(runs) else pd.DataFrame(columns=DIFF_COLUMNS)
 
-def _pair_line(d, metric:str, G:pd.DataFrame, flat:bool=False) -> str:
-    "One paired comparison in words, with the paper's gaps at the same task and ε."
+def _setting(d) -> str: return ", ".join([d.model, d.regime] + ([d.variant] if d.variant else []))
+
+def _pair_line(d, metric:str, G:pd.DataFrame, verdict_text:str, vs:bool=True) -> str:
+    "One paired comparison in words with its verdict, and the paper's gaps at the same task and ε (against our interval when `vs`)."
     _, unit, nd, hb = METRICS[metric]
-    setting = ", ".join([d.model, d.regime] + ([d.variant] if d.variant else []))
-    s = say("pair", task=d.task, eps=d.eps_label, setting=setting, arm=d.arm, diff=d["diff"], nd=nd, unit=unit, ci=(d.lo, d.hi),
-            n=d.n, tied=d.tied, untied=d.untied, verdict=say("verdict.flat") if flat else verdict(d.lo, d.hi, d.n, hb, d.arm))
+    s = say("pair", task=d.task, eps=d.eps_label, setting=_setting(d), arm=d.arm, diff=d["diff"], nd=nd, unit=unit, ci=(d.lo, d.hi),
+            n=d.n, tied=d.tied, untied=d.untied, verdict=verdict_text)
     g = G[(G.task == d.task) & (G.eps_label == d.eps_label)]
     if not len(g): return s
-    vs = not flat and np.isfinite(d.lo)
+    vs = vs and np.isfinite(d.lo)
     gaps = [say("gap.vs", model=r.model, gap=r.gap, side="inside" if d.lo <= r.gap <= d.hi else "outside") if vs else
             say("gap", model=r.model, gap=r.gap) for _, r in g.iterrows()]
     return s + " " + say("pair.paper", gaps=gaps)
 
+def primary_summary(runs:pd.DataFrame) -> str:
+    "The primary comparison in one sentence, and why it cannot be reported as declared when it cannot; empty when none was declared."
+    C = comparisons(runs)
+    out = [say("note", note=C.attrs["note"])] if C.attrs.get("note") else []
+    for _, d in C[C.primary].iterrows():
+        out.insert(0, say("pairs.primary", arm=d.arm, task=d.task, eps=d.eps_label, setting=_setting(d), diff=d["diff"], ci=(d.lo, d.hi),
+                          n=d.n, verdict=comparison_verdict(d, C.attrs["margin"], short=True)))
+    return " ".join(out)
+
 def pairs_summary(runs:pd.DataFrame, metric:str="acc") -> str:
-    "How many paired comparisons of `metric` there are, and which have an interval that excludes 0."
+    "How many paired comparisons of `metric` there are and what they show: for accuracy, besides the primary, by Holm-corrected verdict; for a loss, which intervals exclude 0."
     D, (name, _, _, hb) = _pairs(runs, metric), METRICS[metric]
     if not len(D): return say("pairs.none", metric=name.split(" (")[0].lower())
+    if metric == "acc":
+        C = comparisons(runs)
+        kinds = [(verdict_kind(d, C.attrs["margin"]), d) for _, d in C[~C.primary].iterrows()]
+        k = lambda w: sum(kd[0] == w for kd, _ in kinds)
+        which = sorted({say("better_on", arm=f["arm"], task=d.task, eps=d.eps_label) for (w, f), d in kinds if w == "diff"})
+        return say("pairs.acc", n=len(kinds), besides=say("besides") if C.primary.any() else "", k=k("diff"), which=which,
+                   e=k("equivalent"), margin=C.attrs["margin"], u=k("uninformative"), i=k("inconclusive") + k("one"))
     sig = D[(D.lo > 0) | (D.hi < 0)]
     which = sorted({say("better_on", arm=r.arm if (r["diff"] > 0) == hb else "tied", task=r.task, eps=r.eps_label) for _, r in sig.iterrows()})
     return say("pairs", metric=name, n=len(D), k=len(sig), which=which)
 
+
 # %% ../nbs/09b_findings.ipynb #ebd9a242
+def _mcnemar_line(d) -> str:
+    "McNemar's test of a comparison in one sentence (Holm-adjusted too unless primary); empty without per-example answers."
+    if not d.examples: return ""
+    holm = "" if d.primary else say("holm.adj", p=d.mcnemar_holm)
+    return " " + say("pair.mcnemar", examples=int(d.examples), only_a=int(d.only_a), only_b=int(d.only_b), arm=d.arm, p=d.mcnemar_p, holm=holm)
+
 def accuracy_conclusions(runs:pd.DataFrame, paper:dict|None=None) -> str:
-    "One line per setting: untied − tied accuracy with its interval, seeds and verdict, beside the paper's gap."
-    D, G = _pairs(runs, "acc"), paper_gaps(paper)
-    lines = []
-    for _, d in D.iterrows():
-        chance = runs.loc[runs.setting == d.setting, "chance"].mean()
-        flat = d.n > 1 and d.lo == d.hi and abs(d.tied - chance) < 0.5 and abs(d.untied - chance) < 0.5
-        lines.append(_pair_line(d, "acc", G, flat))
+    "One line per accuracy comparison, the primary first: untied − tied with its interval, seeds and verdict, McNemar, beside the paper's gap."
+    C, G, lines = comparisons(runs), paper_gaps(paper), []
+    for _, d in C.iterrows():
+        line = _pair_line(d, "acc", G, comparison_verdict(d, C.attrs["margin"]), vs=not d.uninformative) + _mcnemar_line(d)
+        lines.append(say("pair.primary", line=line) if d.primary else line)
     return bullets(lines)
 
 def loss_conclusions(runs:pd.DataFrame) -> str:
     "One line per setting: untied − tied dev loss (the label token's cross-entropy), paired by seed; it separates arms that accuracy at chance cannot."
-    return bullets(_pair_line(d, "dev_loss", paper_gaps(None)) for _, d in _pairs(runs, "dev_loss").iterrows())
+    return bullets(_pair_line(d, "dev_loss", paper_gaps(None), verdict(d.lo, d.hi, d.n, False, d.arm)) for _, d in _pairs(runs, "dev_loss").iterrows())
+
+
+# %% ../nbs/09b_findings.ipynb #96415abb
+def learning_brief(runs:pd.DataFrame) -> str:
+    "Per regime and ε: AUROC of the label-word margin, balanced accuracy and label-word loss from step 0 to the end, and how many runs end on one class."
+    r = runs[runs.auroc.notna() & runs.auroc0.notna()] if len(runs) else runs
+    if not len(r): return say("learned.none")
+    r = r.assign(_e=[eps_key(e) for e in r.eps_label])
+    return bullets(say("learned", regime=reg, eps=el, k=len(g), a0=g.auroc0.mean(), a=g.auroc.mean(), b0=g.bal_acc0.mean(), b=g.bal_acc.mean(),
+                       l0=g.label_loss0.mean(), l=g.label_loss.mean(), c=int(g.one_class.sum()))
+                   for (reg, _, el), g in r.groupby(["regime", "_e", "eps_label"], sort=True))
+
 
 # %% ../nbs/09b_findings.ipynb #84b41ce8
 MEMORY_RATIOS = (  # (phrase, mode, against mode, column): the clauses of a benchmark shape's line, in order
@@ -259,16 +336,26 @@ def memory_summary(bench:pd.DataFrame) -> str:
     return say("memory", n=n, mem=fin("mem.gu"), time=fin("time.gu")) if n else say("memory.none")
 
 # %% ../nbs/09b_findings.ipynb #130d7bc4
+def _drift_clauses(g:pd.DataFrame) -> list[str]:
+    "For each untied arm of one task, model and regime: its head's drift ‖H − E‖/‖E₀‖ from step 0 to the end, per ε (means over seeds)."
+    g = g[g.head_drift.notna()].assign(_e=lambda x: [eps_key(e) for e in x.eps_label])
+    return [say("norms.drift", arm=arm, moves=[say("drift.move", d0=e.head_drift0.mean(), d=e.head_drift.mean(), eps=el)
+                                               for (_, el), e in a.groupby(["_e", "eps_label"], sort=True)])
+            for arm, a in g.groupby("arm", sort=False)]
+
 def norm_conclusions(runs:pd.DataFrame) -> str:
-    "Per task, model and regime: the size and sign of the tied cross term, and the embedding's and head's shares."
+    "Per task, model and regime: the tied cross term's mean and extreme shares, the embedding's and head's shares, and the untied heads' drift."
     T, lines = norms_table(runs), []
-    for (task, model, regime), t in T.groupby(["task", "model", "regime"], sort=False):
-        idx = t.component.map(part_index)
+    keys = ["task", "model", "regime"]
+    for key, g in (runs.groupby(keys, sort=False) if len(runs) else []):
+        t = T[(T.task == key[0]) & (T.model == key[1]) & (T.regime == key[2])]
+        idx, tied = t.component.map(part_index), g[(g.arm == "tied") & g.cross_share_max.notna()]
         c = t[(t.arm == "tied") & (idx == 2)]
         eh = t[idx.isin([0, 1])].groupby(["arm", "eps_label"], sort=False).share.sum().groupby(level="arm", sort=False).mean()
         clauses = ([say("norms.cross", shares=list(c.share), eps=list(c.eps_label))] if len(c) else []) + \
-                  ([say("norms.eh", shares=[say("share_of", x=x, arm=a) for a, x in eh.items()])] if len(eh) else [])
-        lines.append(say("norms", task=task, model=model, regime=regime, clauses="; ".join(clauses)))
+                  ([say("norms.max", x=tied.cross_share_max.max(), y=tied.cross_share_min.min())] if len(tied) else []) + \
+                  ([say("norms.eh", shares=[say("share_of", x=x, arm=a) for a, x in eh.items()])] if len(eh) else []) + _drift_clauses(g)
+        if clauses: lines.append(say("norms", task=key[0], model=key[1], regime=key[2], clauses="; ".join(clauses)))
     return bullets(lines)
 
 def norms_brief(runs:pd.DataFrame) -> str:
@@ -277,6 +364,7 @@ def norms_brief(runs:pd.DataFrame) -> str:
     if not len(T): return say("norms.none")
     c = T[(T.arm == "tied") & (T.component.map(part_index) == 2)]
     return say("cross", lo=c.share.min(), hi=c.share.max()) if len(c) else say("cross.none")
+
 
 # %% ../nbs/09b_findings.ipynb #467a242d
 def coverage(n:int, # private runs
@@ -324,6 +412,10 @@ def caveat_rows(runs:pd.DataFrame, skipped:list|None=None) -> list[tuple[str, di
     if len(near):
         ndp = (near.eps_label != "non-private").sum()
         rows.append(("cav.chance", dict(k=len(near), n=len(S), kdp=ndp, ndp=dp.sum(), knp=len(near) - ndp, nnp=(~dp).sum())))
+    C = comparisons(runs)
+    if C.uninformative.any(): rows.append(("cav.uninformative", dict(k=int(C.uninformative.sum()), n=len(C))))
+    m = C.mde[~C.uninformative & (C.mde > 0)]
+    if len(m): rows.append(("cav.mde", dict(mde=list(m))))
     if skipped: rows.append(("cav.skipped", dict(n=len(skipped))))
     if "cuda" not in set(runs.device.dropna()): rows.append(("cav.cpu", {}))
     return rows
@@ -334,7 +426,9 @@ def caveats(runs:pd.DataFrame, skipped:list|None=None) -> str:
 
 # %% ../nbs/09b_findings.ipynb #d6425c28
 QUESTIONS = (  # (question, its answer in brief from (runs, bench, paper, skipped), whether it needs runs)
-    ("Does untied beat tied under DP-SGD?", lambda r, b, p, s: pairs_summary(r) + "\n\n" + pairs_summary(r, "dev_loss"), True),
+    ("Does untied beat tied under DP-SGD?",
+     lambda r, b, p, s: "\n\n".join(x for x in (primary_summary(r), pairs_summary(r), pairs_summary(r, "dev_loss")) if x), True),
+    ("Did the runs learn anything below accuracy?", lambda r, b, p, s: learning_brief(r), True),
     ("Does untying still buy memory once tied models can be ghost-clipped exactly?", lambda r, b, p, s: memory_summary(b), False),
     ("How big is the tied cross term?", lambda r, b, p, s: norms_brief(r), True),
     ("What ε did the runs spend?", lambda r, b, p, s: privacy_brief(r), True),

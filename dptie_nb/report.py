@@ -13,36 +13,71 @@ from matplotlib.figure import Figure
 
 from .config import STUDY
 from .figures import fig_png
-from .findings import cell_text, ci_text, pct, signed, values_text, verdict
-from .results import (BASELINE_MODE, DIFF_COLUMNS, MODE_LABELS, bench_status, eps_key, eps_label, mode_order, norms_table, paired_diffs,
-                              paper_gaps, paper_memory, part_keys, part_label, summarise, task_key, with_variants)
+from .findings import cell_text, ci_text, comparison_verdict, pct, signed, values_text, verdict
+from .results import (BASELINE_MODE, DIFF_COLUMNS, MODE_LABELS, POINTS, bench_status, comparisons, eps_key, eps_label, mode_order,
+                              norms_table, paired_diffs, paper_gaps, paper_memory, part_keys, part_label, summarise, task_key, with_variants)
 
 # %% auto #0
-__all__ = ['results_table', 'norms_summary', 'paper_table', 'gap_table', 'paper_memory_table', 'bench_table', 'runs_table',
-           'environment_table', 'skipped_table', 'md_table', 'Table', 'md', 'show_table', 'show', 'export_notebook',
-           'render_report', 'main']
+__all__ = ['EVAL_LABELS', 'results_table', 'eval_table', 'norms_summary', 'paper_table', 'gap_table', 'paper_memory_table',
+           'bench_table', 'runs_table', 'environment_table', 'skipped_table', 'md_table', 'Table', 'md', 'show_table',
+           'show', 'export_notebook', 'render_report', 'main']
 
 # %% ../nbs/09c_report.ipynb #48addae6
+def _p_text(p) -> str: return "–" if p is None or not np.isfinite(p) else "<0.001" if p < 0.001 else f"{p:.3f}"
+
+def _comparison_row(d, S:pd.DataFrame, acc:dict, margin:float) -> dict:
+    "One comparison of `comparisons` as a row of `results_table`."
+    x = S[S.setting == d.setting].iloc[0]
+    mc = f"{d.only_a:.0f}/{d.only_b:.0f}, p {_p_text(d.mcnemar_holm)}" if d.examples else "–"
+    return {"comparison": "primary" if d.primary else "Holm-corrected", "task": d.task, "model": d.model, "regime": d.regime,
+            "ε": d.eps_label, "other": d.variant, "arm": d.arm, "tied acc.": acc[(d.setting, "tied")], "arm acc.": acc[(d.setting, d.arm)],
+            "majority class": f"{x.chance:.1f}" if np.isfinite(x.chance) else "–",
+            "arm − tied": f"{signed(d['diff'])} [{ci_text(d.lo, d.hi)}] (n={d.n})", "p (raw)": _p_text(d.p), "p": _p_text(d.p_holm),
+            f"TOST p (±{margin:g})": _p_text(d.tost_holm), "MDE": f"{d.mde:.1f}" if np.isfinite(d.mde) else "–", "McNemar": mc,
+            "verdict": comparison_verdict(d, margin, short=True)}
+
 def results_table(runs:pd.DataFrame) -> pd.DataFrame:
-    "Per setting: each arm's mean accuracy [95% CI] (n), the majority class, and the paired untied − tied with its verdict."
+    "One row per comparison, the primary first: both arms' accuracy [95% CI] (n), the majority class, arm − tied, p (raw; uncorrected for the primary, Holm-adjusted for the rest), TOST, MDE, McNemar, verdict; then the arms of settings without one."
     if not len(runs): return pd.DataFrame()
-    S, D = summarise(runs), paired_diffs(runs)
-    out = []
-    for setting, g in S.groupby("setting", sort=False):
-        x = g.iloc[0]
-        row = {"task": x.task, "model": x.model, "regime": x.regime, "ε": x.eps_label, "other": x.variant}
-        for _, a in g.iterrows(): row[a.arm] = f"{a['mean']:.1f} [{ci_text(a.lo, a.hi)}] (n={a.n})"
-        row["majority class"] = f"{x.chance:.1f}" if np.isfinite(x.chance) else "–"
-        for _, d in D[D.setting == setting].iterrows():
-            row[f"{d.arm} − tied"] = f"{signed(d['diff'])} [{ci_text(d.lo, d.hi)}] (n={d.n})"
-            row["p"] = f"{d.p:.3f}" if np.isfinite(d.p) else "–"
-            row["verdict"] = verdict(d.lo, d.hi, d.n, arm=d.arm)
-        out.append(row)
-    df = pd.DataFrame(out).fillna("–")
+    S, C = summarise(runs), comparisons(runs)
+    acc = {(r.setting, r.arm): f"{r['mean']:.1f} [{ci_text(r.lo, r.hi)}] (n={r.n})" for _, r in S.iterrows()}
+    out = [_comparison_row(d, S, acc, C.attrs["margin"]) for _, d in C.iterrows()]
+    for _, a in S[~S.setting.isin(set(C.setting))].iterrows():
+        out.append({"comparison": "none", "task": a.task, "model": a.model, "regime": a.regime, "ε": a.eps_label, "other": a.variant,
+                    "arm": a.arm, ("tied acc." if a.arm == "tied" else "arm acc."): acc[(a.setting, a.arm)],
+                    "majority class": f"{a.chance:.1f}" if np.isfinite(a.chance) else "–"})
+    cols = ["comparison", "task", "model", "regime", "ε", "other", "arm", "tied acc.", "arm acc.", "majority class", "arm − tied",
+            "p (raw)", "p", f"TOST p (±{C.attrs['margin']:g})", "MDE", "McNemar", "verdict"]
+    df = pd.DataFrame(out, columns=cols).fillna("–")
     return df.drop(columns="other") if (df["other"] == "").all() else df
 
+EVAL_LABELS = {"acc": "accuracy", "bal_acc": "balanced acc.", "auroc": "AUROC of margin", "pos_share": "share label 1",
+               "label_loss": "label-word loss"}  # the columns of `eval_table`
+
+def eval_table(runs:pd.DataFrame) -> pd.DataFrame:
+    "Per setting and arm, means over seeds from step 0 to the end: accuracy and balanced accuracy (points), AUROC of the label-word margin, share predicted label 1, label-word loss; and the runs that end on one class."
+    r = runs[runs.auroc.notna() & runs.auroc0.notna()] if len(runs) else runs
+    if not len(r): return pd.DataFrame()
+    out = []
+    for (setting, arm), g in with_variants(r).groupby(["setting", "arm"], sort=False):
+        x = g.iloc[0]
+        row = {"task": x.task, "model": x.model, "regime": x.regime, "ε": x.eps_label, "other": x.variant, "arm": arm, "runs": len(g)}
+        for k, lab in EVAL_LABELS.items():
+            nd = 1 if k in POINTS else 3 if k == "label_loss" else 2
+            row[lab] = f"{g[k + '0'].mean():.{nd}f} → {g[k].mean():.{nd}f}"
+        out.append(dict(row, **{"one class": f"{int(g.one_class.sum())} of {len(g)}"}))
+    df = pd.DataFrame(out)
+    return df.drop(columns="other") if (df["other"] == "").all() else df
+
+def _mechanism(runs:pd.DataFrame, key:tuple) -> dict:
+    "The cross term's largest per-example share (tied) and the head's drift (untied) of one task, model, regime, arm and ε."
+    g = runs[(runs.task == key[0]) & (runs.model == key[1]) & (runs.regime == key[2]) & (runs.arm == key[3]) & (runs.eps_label == key[4])]
+    cs, d = g.cross_share_max.max() if key[3] == "tied" else math.nan, g.head_drift.mean()
+    return {"largest cross share": pct(cs) if np.isfinite(cs) else "–",
+            "‖H − E‖/‖E₀‖": f"{g.head_drift0.mean():.2f} → {d:.2f}" if np.isfinite(d) else "–"}
+
 def norms_summary(runs:pd.DataFrame) -> pd.DataFrame:
-    "Section (d) as a table: each component's share of ‖g_i‖² in % [95% CI] per task, model, regime, arm and ε."
+    "Section (d) as a table: each component's share of ‖g_i‖² in % [95% CI] per task, model, regime, arm and ε, the largest per-example cross share and the head's drift."
     T = norms_table(runs)
     if not len(T): return pd.DataFrame()
     comps, out = part_keys(T.component)[0], []
@@ -53,8 +88,10 @@ def norms_summary(runs:pd.DataFrame) -> pd.DataFrame:
             nd = 1 if k not in g.index or abs(g.share[k]) >= 5e-4 else 4
             row[part_label(k)] = (pct(g.share[k]) + (f" [{ci_text(100 * g.lo[k], 100 * g.hi[k], nd)}]" if np.isfinite(g.lo[k]) else "")
                                   if k in g.index else "–")
-        out.append(row)
-    return pd.DataFrame(out)
+        out.append(dict(row, **_mechanism(runs, (task, model, regime, arm, el))))
+    df = pd.DataFrame(out)
+    return df[[c for c in df if c not in ("largest cross share", "‖H − E‖/‖E₀‖") or (df[c] != "–").any()]]
+
 
 # %% ../nbs/09c_report.ipynb #ac71b892
 def _fmt_acc(m, sd=math.nan, n=None) -> str:

@@ -4,24 +4,26 @@
 
 # %% ../nbs/09_results.ipynb #9b875a50
 from __future__ import annotations
-import json, math, os
+import base64, json, math, os
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
-from scipy import stats
+from scipy import optimize, stats
 
 from .bench import MODE_LABELS
 from .config import NONPRIVATE, SAME_SETTING, eps_label
 
 # %% auto #0
-__all__ = ['TASK_ORDER', 'GLUE_TRAIN_ROWS', 'NONPRIVATE_IGNORED', 'PARTS', 'TOTAL_KEYS', 'RUN_COLUMNS', 'PANEL_KEYS',
-           'SUMMARY_COLUMNS', 'DIFF_COLUMNS', 'MODE_ORDER', 'BASELINE_MODE', 'BENCH_COLUMNS', 'NORMS_COLUMNS',
-           'ACCOUNTANT_COLUMNS', 'task_key', 'eps_key', 'arm_of', 'setting_of', 'part_index', 'part_keys', 'part_label',
-           'run_parts', 'part_shares', 'MissingKey', 'get_key', 'chance_of', 'run_row', 'load_runs', 't_interval',
-           'with_variants', 'summarise', 'paired_diffs', 'history_frame', 'parts_frame', 'evals_frame', 'mode_order',
-           'bench_status', 'load_bench', 'find_paper', 'load_paper', 'paper_gaps', 'paper_steps', 'paper_memory',
-           'norms_table', 'accountant_table']
+__all__ = ['TASK_ORDER', 'GLUE_TRAIN_ROWS', 'NONPRIVATE_IGNORED', 'PARTS', 'TOTAL_KEYS', 'RUN_COLUMNS', 'BELOW_ACC', 'POINTS',
+           'PANEL_KEYS', 'SUMMARY_COLUMNS', 'DIFF_COLUMNS', 'EQUIV_MARGIN', 'PRIMARY_EXTRA', 'COMPARISON_COLUMNS',
+           'EVALS_COLUMNS', 'MODE_ORDER', 'BASELINE_MODE', 'BENCH_COLUMNS', 'NORMS_COLUMNS', 'ACCOUNTANT_COLUMNS',
+           'task_key', 'eps_key', 'arm_of', 'setting_of', 'part_index', 'part_keys', 'part_label', 'run_parts',
+           'part_shares', 'MissingKey', 'get_key', 'chance_of', 'eval_fields', 'predicts_one_class', 'unpack_bits',
+           'mechanism_fields', 'run_row', 'load_runs', 't_interval', 'with_variants', 'summarise', 'paired_diffs',
+           'holm', 'tost', 'mde', 'mcnemar', 'check_primary', 'primary_of', 'comparisons', 'history_frame',
+           'parts_frame', 'evals_frame', 'mode_order', 'bench_status', 'load_bench', 'find_paper', 'load_paper',
+           'paper_gaps', 'paper_steps', 'paper_memory', 'norms_table', 'accountant_table']
 
 # %% ../nbs/09_results.ipynb #ba47babc
 TASK_ORDER = ("sst2", "qnli", "qqp")
@@ -94,11 +96,13 @@ def part_shares(parts:dict|None) -> dict:
 
 # %% ../nbs/09_results.ipynb #9a7a56a2
 RUN_COLUMNS = ["run_id", "path", "task", "model", "regime", "tying", "arm", "head_init", "epsilon", "eps_label",
-               "private", "seed", "setting", "acc", "dev_loss", "chance", "lr", "optimizer", "batch_size", "epochs",
+               "private", "seed", "setting", "acc", "dev_loss", "chance", "bal_acc", "auroc", "pos_share", "label_loss",
+               "acc0", "bal_acc0", "auroc0", "pos_share0", "label_loss0", "dev_loss0", "one_class", "lr", "optimizer", "batch_size", "epochs",
                "max_grad_norm", "engine", "accountant", "max_len", "train_cap", "dev_cap", "tag", "steps", "sigma",
                "sample_rate", "delta", "eps_rdp", "eps_prv", "train_time_s", "mean_step_time_s", "peak_memory_mb",
                "pretrained", "params_total", "params_embedding", "params_head", "train_rows", "train_rows_in_file",
-               "dev_rows", "dev_rows_in_file", "device", "environment", "parts", "metrics"]
+               "dev_rows", "dev_rows_in_file", "device", "environment", "cross_share_max", "cross_share_min", "head_drift",
+               "head_drift0", "correct", "parts", "metrics"]
 
 class MissingKey(KeyError):
     "A key the report needs is not in a metrics file."
@@ -118,6 +122,43 @@ def chance_of(m:dict) -> float:
     counts = get_key(m, "data.dev.label_counts", None)
     return 100 * max(counts) / sum(counts) if counts and sum(counts) else math.nan
 
+# %% ../nbs/09_results.ipynb #ead5e5ae
+BELOW_ACC = ("bal_acc", "auroc", "pos_share", "label_loss")  # an evaluation's fields besides acc, loss and n (`train.EVAL_FIELDS`)
+POINTS = ("acc", "bal_acc")  # fractions in metrics.json, points in the runs table
+
+def _f(v, scale:float=1.0) -> float: return math.nan if v is None else scale * float(v)
+
+def eval_fields(m:dict) -> dict:
+    "A run's dev evaluation below accuracy, final and at step 0 (suffix 0): balanced accuracy (points), AUROC, share predicted label 1, label-word loss; NaN where the run predates them."
+    fin, ev = m.get("final") or {}, [e for e in (m.get("evals") or []) if isinstance(e, dict)]
+    e0 = ev[0] if ev and ev[0].get("step") == 0 else {}
+    out = {k: _f(fin.get(f"dev_{k}"), 100 if k in POINTS else 1) for k in BELOW_ACC}
+    return dict(out, **{f"{k}0": _f(e0.get(k), 100 if k in POINTS else 1) for k in ("acc", *BELOW_ACC)}, dev_loss0=_f(e0.get("loss")))
+
+def predicts_one_class(pos_share:float, acc:float, counts) -> bool:
+    "Whether the final predictions were all one label: share predicted label 1 of 0 or 1, or (a run without that share) an accuracy in points equal to one label's share of the dev set, binary tasks."
+    if np.isfinite(pos_share): return pos_share in (0.0, 1.0)
+    if not counts or len(counts) != 2 or not sum(counts) or not np.isfinite(acc): return False
+    return any(abs(acc - 100 * c / sum(counts)) < 1e-6 for c in counts)
+
+def unpack_bits(d) -> np.ndarray|None:
+    "Per-example 0/1 outcomes stored as {n, bits} (`dptie_nb.train.pack_bits`) as a bool array; None when not recorded."
+    if d is None: return None
+    if not isinstance(d, dict) or not {"n", "bits"} <= set(d): raise ValueError(f"per-example outcomes must be {{n, bits}}, got {d!r:.60}")
+    x, n = np.unpackbits(np.frombuffer(base64.b64decode(d["bits"]), np.uint8)), int(d["n"])
+    if not 0 <= len(x) - n < 8: raise ValueError(f"{len(x)} packed bits cannot hold n={n} outcomes")
+    return x[:n].astype(bool)
+
+def mechanism_fields(m:dict) -> dict:
+    "The cross term's largest and smallest per-example share of ‖g_i‖² over the logged steps, and an untied head's drift ‖H − E‖/‖E₀‖ at the end and at step 0; NaN where not recorded."
+    rows = [r for r in (m.get("history") or []) if isinstance(r, dict)]
+    cs = [r["cross_share"] for r in rows if isinstance(r.get("cross_share"), dict)]
+    hd = [r["head_drift"] for r in rows if r.get("head_drift") is not None]
+    return dict(cross_share_max=max((_f(c.get("max")) for c in cs), default=math.nan),
+                cross_share_min=min((_f(c.get("min")) for c in cs), default=math.nan),
+                head_drift=_f(hd[-1]) if hd else math.nan, head_drift0=_f(get_key(m, "model_info.head_drift_init", None)))
+
+
 # %% ../nbs/09_results.ipynb #67a29dd8
 def run_row(m:dict, # a metrics dict
             path:str|Path="", # where it was read from
@@ -130,11 +171,12 @@ def run_row(m:dict, # a metrics dict
     eps, params = cfg.get("epsilon"), get_key(m, "model_info.params", {}) or {}
     fin = lambda k: get_key(m, f"final.{k}", None)
     data = lambda k: get_key(m, f"data.{k}", None)
+    ev, acc = eval_fields(m), 100 * float(fin("dev_acc"))
     return dict(run_id=m.get("run_id", Path(path).parent.name), path=str(path), task=cfg["task"], model=cfg.get("model"),
                 regime=cfg.get("regime", "pretrained"), tying=cfg["tying"], arm=arm_of(cfg), head_init=cfg.get("head_init"),
                 epsilon=float("nan") if eps is None else float(eps), eps_label=eps_label(eps), private=eps is not None,
-                seed=int(cfg["seed"]), setting=setting_of(cfg), acc=100 * float(fin("dev_acc")), dev_loss=fin("dev_loss"),
-                chance=chance_of(m),
+                seed=int(cfg["seed"]), setting=setting_of(cfg), acc=acc, dev_loss=fin("dev_loss"), chance=chance_of(m),
+                **ev, one_class=predicts_one_class(ev["pos_share"], acc, data("dev.label_counts")),
                 **{k: cfg.get(k) for k in ("lr", "optimizer", "batch_size", "epochs", "max_grad_norm", "engine", "accountant",
                                            "max_len", "train_cap", "dev_cap", "tag")},
                 steps=get_key(m, "final.steps", priv.get("steps")), sigma=priv.get("noise_multiplier"),
@@ -144,7 +186,8 @@ def run_row(m:dict, # a metrics dict
                 params_total=params.get("total"), params_embedding=params.get("input_embedding"), params_head=params.get("head"),
                 train_rows=data("train.rows_used"), train_rows_in_file=data("train.rows_in_file"),
                 dev_rows=data("dev.rows_used"), dev_rows_in_file=data("dev.rows_in_file"),
-                device=env.get("device", cfg.get("device")), environment=env, parts=run_parts(m), metrics=m)
+                device=env.get("device", cfg.get("device")), environment=env, **mechanism_fields(m),
+                correct=unpack_bits(fin("dev_correct")), parts=run_parts(m), metrics=m)
 
 # %% ../nbs/09_results.ipynb #02ef7c1f
 def _frame(rows) -> pd.DataFrame:
@@ -256,39 +299,165 @@ def summarise(df:pd.DataFrame, # runs from `load_runs`
 DIFF_COLUMNS = ["task", "model", "regime", "epsilon", "eps_label", "arm", "variant", "setting", "n", "seeds",
                 "tied", "untied", "diff", "lo", "hi", "p", "unpaired"]
 
-def paired_diffs(df:pd.DataFrame, # runs from `load_runs`
-                 level:float=0.95, # confidence level
-                 metric:str="acc", # the column compared: "acc" (points) or "dev_loss"
-                ) -> pd.DataFrame:
-    "Untied − tied accuracy (points) per setting, paired by seed: mean, t-interval, p-value and the seeds used."
-    out = []
+def _paired(df:pd.DataFrame, metric:str):
+    "Per setting and arm besides tied: the setting's first run, the arm, the tied and the arm's runs with `metric` (indexed by seed) and their common seeds."
     for setting, g in with_variants(df).groupby("setting", sort=False):
         g = g[pd.to_numeric(g[metric], errors="coerce").notna()]
-        tied = g[g.arm == "tied"].set_index("seed")[metric].astype(float)
+        tied = g[g.arm == "tied"].set_index("seed")
         for arm in [a for a in dict.fromkeys(g.arm) if a != "tied"]:
-            u = g[g.arm == arm].set_index("seed")[metric].astype(float)
+            u = g[g.arm == arm].set_index("seed")
             common = sorted(set(tied.index) & set(u.index))
-            if not common: continue
-            d = (u[common] - tied[common]).to_numpy(float)
-            m, lo, hi = t_interval(d, level)
-            p = float(stats.ttest_1samp(d, 0).pvalue) if len(d) > 1 and d.std() > 0 else math.nan
-            r = g.iloc[0]
-            out.append(dict(task=r.task, model=r.model, regime=r.regime, epsilon=r.epsilon, eps_label=r.eps_label, arm=arm,
-                            variant=r.variant, setting=setting, n=len(d), seeds=[int(s) for s in common],
-                            tied=float(tied[common].mean()), untied=float(u[common].mean()), diff=m, lo=lo, hi=hi, p=p,
-                            unpaired=len(set(tied.index) ^ set(u.index))))
-    return pd.DataFrame(out, columns=DIFF_COLUMNS)
+            if common: yield g.iloc[0], arm, tied, u, common
+
+def _diff_row(r, arm:str, tied, u, common, metric:str, level:float) -> dict:
+    "One paired comparison: the mean of `arm` − tied over the common seeds, its t-interval and p-value (0 when every seed differs by the same nonzero amount, 1 when by none)."
+    d = (u[metric][common].astype(float) - tied[metric][common].astype(float)).to_numpy(float)
+    m, lo, hi = t_interval(d, level)
+    p = math.nan if len(d) < 2 else float(stats.ttest_1samp(d, 0).pvalue) if d.std() > 0 else float(m == 0)  # equal differences: t = ±∞ or 0/0
+    return dict(task=r.task, model=r.model, regime=r.regime, epsilon=r.epsilon, eps_label=r.eps_label, arm=arm, variant=r.variant,
+                setting=r.setting, n=len(d), seeds=[int(s) for s in common], tied=float(tied[metric][common].astype(float).mean()),
+                untied=float(u[metric][common].astype(float).mean()), diff=m, lo=lo, hi=hi, p=p,
+                unpaired=len(set(tied.index) ^ set(u.index)))
+
+def paired_diffs(df:pd.DataFrame, # runs from `load_runs`
+                 level:float=0.95, # confidence level
+                 metric:str="acc", # the column compared: "acc" (points), "dev_loss" or any numeric column of the runs
+                ) -> pd.DataFrame:
+    "Untied − tied accuracy (points) per setting, paired by seed: mean, t-interval, p-value and the seeds used."
+    if metric not in df: raise ValueError(f"metric {metric!r} is not a column of the runs")
+    return pd.DataFrame([_diff_row(*x, metric, level) for x in _paired(df, metric)], columns=DIFF_COLUMNS)
+
+
+# %% ../nbs/09_results.ipynb #83055d1d
+def holm(p) -> np.ndarray:
+    "Holm's step-down adjusted p-values; NaN stays NaN and is not counted in the family."
+    p = np.asarray(p, float)
+    out, ok = np.full(p.shape, math.nan), np.isfinite(p)
+    idx = np.flatnonzero(ok)[np.argsort(p[ok], kind="stable")]
+    adj = np.maximum.accumulate((len(idx) - np.arange(len(idx))) * p[idx]) if len(idx) else np.array([])
+    out[idx] = np.minimum(adj, 1.0)
+    return out
+
+def tost(d, margin:float) -> float:
+    "p-value of the two one-sided t-tests that the mean of the paired differences `d` lies within ±margin (equivalence when below α); NaN for fewer than two."
+    if not margin > 0: raise ValueError(f"margin={margin} must be positive")
+    d = np.asarray([x for x in d if x is not None and np.isfinite(x)], float)
+    if len(d) < 2: return math.nan
+    m, se = d.mean(), d.std(ddof=1) / math.sqrt(len(d))
+    if se == 0: return 0.0 if abs(m) < margin else 1.0
+    t = stats.t(len(d) - 1)
+    return float(max(t.sf((m + margin) / se), t.cdf((m - margin) / se)))
+
+def mde(sd:float, n:int, alpha:float=0.05, power:float=0.8) -> float:
+    "Minimum detectable effect of a two-sided paired t-test: the true mean difference it finds with probability `power` at level `alpha`, for n pairs whose differences have standard deviation `sd`; NaN for n < 2."
+    if not (0 < alpha < 1 and alpha < power < 1): raise ValueError(f"alpha={alpha} and power={power}: need 0 < alpha < power < 1")
+    if n < 2 or sd is None or not np.isfinite(sd): return math.nan
+    df, tc = n - 1, stats.t.ppf(1 - alpha / 2, n - 1)
+    gap = lambda ncp: stats.nct.sf(tc, df, ncp) + stats.nct.cdf(-tc, df, ncp) - power
+    hi = 1.0
+    while gap(hi) < 0: hi *= 2
+    return float(optimize.brentq(gap, 0.0, hi) * sd / math.sqrt(n))
+
+def mcnemar(a, b) -> dict:
+    "McNemar's exact test pooled over seeds: `a`, `b` list one array of per-example 0/1 outcomes per seed (None: not recorded, left out); `only_a`, `only_b` count the examples only that arm got right, p is the binomial test of the discordant pairs."
+    pairs = [(np.asarray(x, bool), np.asarray(y, bool)) for x, y in zip(a, b) if x is not None and y is not None]
+    for x, y in pairs:
+        if len(x) != len(y): raise ValueError(f"paired runs were evaluated on {len(x)} and {len(y)} dev examples: not the same examples")
+    if not pairs: return dict(only_a=math.nan, only_b=math.nan, examples=0, mcnemar_p=math.nan)
+    na, nb = sum(int((x & ~y).sum()) for x, y in pairs), sum(int((~x & y).sum()) for x, y in pairs)
+    p = float(stats.binomtest(min(na, nb), na + nb, 0.5).pvalue) if na + nb else 1.0
+    return dict(only_a=na, only_b=nb, examples=sum(len(x) for x, _ in pairs), mcnemar_p=p)
+
+
+# %% ../nbs/09_results.ipynb #257f7208
+EQUIV_MARGIN = 2.0  # points: the default margin within which TOST may call two arms equivalent
+PRIMARY_EXTRA = {"arm": "untied", "seeds": None, "margin": EQUIV_MARGIN}  # a declaration's keys besides settings, and defaults
+
+def check_primary(decl, where:str="primary") -> dict:
+    "A `primary` declaration, checked and completed with `PRIMARY_EXTRA`'s defaults (epsilon parsed)."
+    from dataclasses import fields
+    from dptie_nb.config import RunConfig, parse_epsilon
+    if not isinstance(decl, dict) or not decl:
+        raise ValueError(f'{where} must be a table of settings, e.g. {{ task = "sst2", epsilon = 3, regime = "pretrained" }}')
+    ok = {f.name for f in fields(RunConfig)} - set(SAME_SETTING) - {"tying", "seed", "head_init"}
+    bad = sorted(set(decl) - ok - set(PRIMARY_EXTRA))
+    if bad: raise ValueError(f"{where}: unknown key(s) {bad}; use settings ({', '.join(sorted(ok))}) and {', '.join(PRIMARY_EXTRA)}")
+    out = {**PRIMARY_EXTRA, **decl}
+    if "epsilon" in out: out["epsilon"] = parse_epsilon(out["epsilon"])
+    if out["seeds"] is not None and not (isinstance(out["seeds"], int) and out["seeds"] >= 2):
+        raise ValueError(f"{where}: seeds={out['seeds']!r} must be a number of paired seeds, at least 2")
+    if not (isinstance(out["margin"], (int, float)) and out["margin"] > 0): raise ValueError(f"{where}: margin={out['margin']!r} must be positive (points)")
+    return out
+
+def primary_of(runs:pd.DataFrame, presets:dict|None=None) -> tuple[dict|None, str|None]:
+    "The checked primary declaration of the preset the runs were made by (their `tag`; presets default to presets.toml), and a note when none can be used."
+    tags = sorted(set(runs.tag.dropna())) if len(runs) else []
+    if presets is None:
+        from dptie_nb.sweep import load_presets
+        try: presets = load_presets()
+        except (FileNotFoundError, ValueError) as e: return None, f"no presets to read a primary comparison from ({e})"
+    decls = {t: presets[t]["primary"] for t in tags if isinstance(presets.get(t), dict) and "primary" in presets[t]}
+    if len(decls) > 1: return None, f"presets {', '.join(decls)} each declare a primary comparison, so none is primary here"
+    return (check_primary(*[(d, f"preset {t!r}: primary") for t, d in decls.items()][0]), None) if decls else (None, None)
+
+
+# %% ../nbs/09_results.ipynb #19a3f3cb
+COMPARISON_COLUMNS = ["primary", *DIFF_COLUMNS, "sd", "mde", "tost_p", "only_a", "only_b", "examples", "mcnemar_p", "uninformative",
+                      "p_holm", "tost_holm", "mcnemar_holm"]
+
+def _matches(setting:str, arm:str, decl:dict) -> bool:
+    "Whether a comparison is the one `decl` declares."
+    s = json.loads(setting)
+    return arm == decl["arm"] and all(s.get(k) == v for k, v in decl.items() if k not in PRIMARY_EXTRA)
+
+def _primary_note(D:pd.DataFrame, decl:dict|None) -> str|None:
+    "What keeps the declared primary comparison from being reported as declared."
+    if decl is None: return None
+    k, want = int(D.primary.sum()), ", ".join(f"{k}={v}" for k, v in decl.items() if k not in PRIMARY_EXTRA)
+    if k > 1: return f"the declared primary comparison ({want}, {decl['arm']}) matches {k} comparisons: declare it more precisely"
+    if k == 0: return f"no paired runs match the declared primary comparison ({want}, {decl['arm']})"
+    n = int(D.n[D.primary].iloc[0])
+    return f"the primary comparison has {n} paired seed{'s' if n != 1 else ''} of the {decl['seeds']} declared" if decl["seeds"] and n < decl["seeds"] else None
+
+def comparisons(runs:pd.DataFrame, # runs from `load_runs`
+                primary:dict|str|None="preset", # the declaration: "preset" (read by `primary_of`), a dict, or None
+                presets:dict|None=None, # the presets `primary_of` reads (default: presets.toml)
+                alpha:float=0.05, power:float=0.8, # for the minimum detectable effect
+               ) -> pd.DataFrame:
+    "Every untied − tied accuracy comparison with its paired SD, minimum detectable effect, TOST and McNemar p-values and whether it is uninformative; the primary first and uncorrected, Holm over the rest."
+    decl, note = primary_of(runs, presets) if primary == "preset" else (check_primary(primary) if primary else None, None)
+    margin, rows = float((decl or PRIMARY_EXTRA)["margin"]), []
+    for r, arm, tied, u, common in (_paired(runs, "acc") if len(runs) else []):
+        row = _diff_row(r, arm, tied, u, common, "acc", 1 - alpha)
+        d = (u.acc[common] - tied.acc[common]).to_numpy(float)
+        sd = float(d.std(ddof=1)) if len(d) > 1 else math.nan
+        row.update(sd=sd, mde=mde(sd, len(d), alpha, power), tost_p=tost(d, margin), **mcnemar(list(u.correct[common]), list(tied.correct[common])),
+                   uninformative=bool(tied.one_class[common].all() and u.one_class[common].all()),
+                   primary=decl is not None and _matches(r.setting, arm, decl))
+        rows.append(row)
+    D = pd.DataFrame(rows, columns=COMPARISON_COLUMNS)
+    note = note or _primary_note(D, decl)
+    if D.primary.sum() > 1: D["primary"] = False
+    D = pd.concat([D[D.primary == True], D[D.primary != True]]).reset_index(drop=True)
+    for c in ("p", "tost", "mcnemar"):
+        pc = "p" if c == "p" else f"{c}_p"
+        D[f"{c}_holm"] = np.where(D.primary == True, D[pc].astype(float), holm(np.where(D.primary == True, math.nan, D[pc].astype(float))))
+    D.attrs.update(primary=decl, note=note, margin=margin, alpha=alpha, power=power)
+    return D
+
 
 # %% ../nbs/09_results.ipynb #e925a001
 def _num(s): return pd.to_numeric(pd.Series(s), errors="coerce")
 
 def history_frame(m:dict) -> pd.DataFrame:
-    "A run's logged steps as numbers: step, loss, ε by both accountants, clipping fraction and norm quantiles."
+    "A run's logged steps as numbers: step, loss, ε by both accountants, clipping fraction, an untied head's drift, the cross term's extreme shares and the norm quantiles."
     h = pd.DataFrame([r for r in (m.get("history") or []) if isinstance(r, dict)])
     if not len(h): return pd.DataFrame(columns=["step"])
     out = pd.DataFrame({"step": _num(h["step"]) if "step" in h else pd.Series(np.arange(1, len(h) + 1))})
-    for c in ("loss", "eps_rdp", "eps_prv", "clip_frac", "batch_size", "step_time_s", "peak_memory_mb"):
+    for c in ("loss", "eps_rdp", "eps_prv", "clip_frac", "batch_size", "step_time_s", "peak_memory_mb", "head_drift"):
         out[c] = _num(h[c]) if c in h else np.nan
+    cs = [v if isinstance(v, dict) else {} for v in (h.cross_share if "cross_share" in h else [{}] * len(h))]
+    for k in ("max", "min"): out[f"cross_share_{k}"] = _num([v.get(k) for v in cs]).to_numpy()
     if "norm_q" in h:
         q = pd.DataFrame([v if isinstance(v, dict) else {} for v in h.norm_q])
         for c in q: out[f"norm_{c}"] = _num(q[c]).to_numpy()
@@ -302,10 +471,12 @@ def parts_frame(m:dict, shares:bool=True) -> pd.DataFrame:
     vals = [part_shares(p) if shares else p for _, p in rows]
     return pd.DataFrame([{k: v.get(k, np.nan) for k in comps} for v in vals], index=pd.Index([s for s, _ in rows], name="step"))
 
+EVALS_COLUMNS = ["step", "acc", "bal_acc", "auroc", "pos_share", "loss", "label_loss", "n"]
+
 def evals_frame(m:dict) -> pd.DataFrame:
-    "A run's evaluations: step, dev accuracy (points), dev loss and the number of dev examples."
-    ev = pd.DataFrame([e for e in (m.get("evals") or []) if isinstance(e, dict) and "acc" in e], columns=["step", "acc", "loss", "n"])
-    return ev.assign(**{c: _num(ev[c]).to_numpy() for c in ev.columns}).assign(acc=lambda d: 100 * d.acc)
+    "A run's evaluations: step, dev accuracy and balanced accuracy (points), AUROC, share predicted label 1, both losses and n (NaN where not recorded)."
+    ev = pd.DataFrame([e for e in (m.get("evals") or []) if isinstance(e, dict) and "acc" in e], columns=EVALS_COLUMNS)
+    return ev.assign(**{c: _num(ev[c]).to_numpy() for c in ev.columns}).assign(acc=lambda d: 100 * d.acc, bal_acc=lambda d: 100 * d.bal_acc)
 
 # %% ../nbs/09_results.ipynb #ce0d7b40
 MODE_ORDER = tuple(MODE_LABELS)  # the benchmark's modes and their labels live in `dptie_nb.bench`

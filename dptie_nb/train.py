@@ -20,8 +20,9 @@ from .engine import make_engine
 from .model import build_model, class_loss, param_counts, predict
 
 # %% auto #0
-__all__ = ['DIAGNOSTICS', 'TRAIN_DIAGNOSTICS', 'environment', 'params_sha256', 'peak_memory_mb', 'privacy_scope', 'make_model',
-           'evaluate', 'make_optimizer', 'save_checkpoint', 'load_checkpoint', 'train', 'train_args', 'train_parser',
+__all__ = ['DIAGNOSTICS', 'TRAIN_DIAGNOSTICS', 'EVAL_FIELDS', 'environment', 'params_sha256', 'peak_memory_mb', 'privacy_scope',
+           'make_model', 'auroc', 'dev_metrics', 'pack_bits', 'evaluate', 'make_optimizer', 'save_checkpoint',
+           'load_checkpoint', 'train', 'norm_split', 'initial_embedding', 'head_drift', 'train_args', 'train_parser',
            'main', 'launch_train']
 
 # %% ../nbs/07_train.ipynb #7312b362
@@ -48,7 +49,7 @@ def peak_memory_mb(device:str="cpu") -> float:
 
 # %% ../nbs/07_train.ipynb #e803805a
 #: a logged row's un-noised statistics of its private batch, which ε does not cover
-DIAGNOSTICS = ("loss", "batch_size", "clip_frac", "norm_q", "norm2_parts", "step_time_s", "peak_memory_mb")
+DIAGNOSTICS = ("loss", "batch_size", "clip_frac", "norm_q", "norm2_parts", "cross_share", "step_time_s", "peak_memory_mb")
 #: statistics of the private training subset in `data.train`
 TRAIN_DIAGNOSTICS = ("label_counts", "mean_tokens", "truncated")
 
@@ -70,7 +71,7 @@ def privacy_scope(cfg) -> dict:
         out.append("the noise and the Poisson batches are drawn from generators seeded by config.seed, which this file "
                    "publishes: against anyone who knows it ε does not hold (secure_noise=True draws both from the OS)")
     return dict(covers="the noisy updates and the final weights, and what is computed from them alone: the dev "
-                       "evaluations (public dev data) and final.params_sha256", not_covered=out)
+                       "evaluations (public dev data), history rows' head_drift and final.params_sha256", not_covered=out)
 
 
 # %% ../nbs/07_train.ipynb #f6e329c1
@@ -80,19 +81,51 @@ def make_model(cfg:RunConfig) -> torch.nn.Module:
         return build_model(load_config(cfg.model), cfg.tying, cfg.head_init, seed=cfg.seed)
     return build_model(cfg.model, cfg.tying, cfg.head_init, seed=cfg.seed)
 
+EVAL_FIELDS = ("bal_acc", "auroc", "pos_share", "label_loss")  # what an evaluation records besides acc, loss and n
+
+def auroc(scores, labels) -> float|None:
+    "Area under the ROC curve of `scores` for 0/1 `labels` (Mann–Whitney, ties count half); None unless both labels occur."
+    from scipy.stats import rankdata
+    y = np.asarray(labels) == 1
+    n1, n0 = int(y.sum()), int((~y).sum())
+    if not (n1 and n0): return None
+    return float((rankdata(np.asarray(scores, float))[y].sum() - n1 * (n1 + 1) / 2) / (n1 * n0))
+
+def dev_metrics(labels, logits, losses) -> tuple[dict, np.ndarray]:
+    "A split's metrics from its labels [n], label-word logits [n, K] and per-example losses [n], and which examples the arg-max got right."
+    y, z, l = np.asarray(labels), np.asarray(logits, np.float64), np.asarray(losses, np.float64)
+    if z.ndim != 2 or len(z) != len(y) or len(l) != len(y):
+        raise ValueError(f"labels {y.shape}, logits {z.shape} and losses {l.shape} must describe the same n examples")
+    if not len(y): raise ValueError("no examples to evaluate")
+    pred = z.argmax(1); ok = pred == y
+    two_way = np.logaddexp.reduce(z, axis=1) - z[np.arange(len(y)), y]  # cross-entropy over the label words
+    return dict(acc=float(ok.mean()), bal_acc=float(np.mean([ok[y == k].mean() for k in np.unique(y)])),
+                auroc=auroc(z[:, 1] - z[:, 0], y) if z.shape[1] == 2 else None, pos_share=float((pred == 1).mean()),
+                loss=float(l.mean()), label_loss=float(two_way.mean()), n=len(y)), ok
+
+def pack_bits(x) -> dict:
+    "A 0/1 vector as {n, bits}: its bits packed eight to a byte, in base64 (`dptie_nb.results.unpack_bits` reads it)."
+    import base64
+    x = np.asarray(x, bool)
+    return dict(n=len(x), bits=base64.b64encode(np.packbits(x).tobytes()).decode("ascii"))
+
 @torch.no_grad()
-def evaluate(model, data, batch_size:int=64, restrict:bool=False, device:str="cpu") -> dict:
-    "Accuracy (arg-max over the label words) and mean loss on an encoded split."
-    was = model.training; model.eval()
-    correct, loss, n = 0, 0.0, len(data)
-    for s in range(0, n, batch_size):
-        b = _to(collate(data, np.arange(s, min(n, s + batch_size))), device)
-        l, sub = class_loss(model, b, restrict)
-        correct += int((predict(sub) == b["labels"]).sum()); loss += float(l.sum())
-    model.train(was)
-    return dict(acc=correct / n, loss=loss / n, n=n)
+def evaluate(model, data, batch_size:int=64, restrict:bool=False, device:str="cpu", per_example:bool=False) -> dict:
+    "`dev_metrics` of an encoded split (accuracy, balanced accuracy, AUROC, share predicted label 1, both losses); `per_example` adds `correct`, its right answers packed by `pack_bits`."
+    if not len(data): raise ValueError("evaluate: the split has no examples")
+    was, (ys, zs, ls) = model.training, ([], [], [])
+    model.eval()
+    try:
+        for s in range(0, len(data), batch_size):
+            b = _to(collate(data, np.arange(s, min(len(data), s + batch_size))), device)
+            l, sub = class_loss(model, b, restrict)
+            ys.append(b["labels"].cpu()); zs.append(sub.double().cpu()); ls.append(l.double().cpu())
+    finally: model.train(was)
+    out, ok = dev_metrics(torch.cat(ys).numpy(), torch.cat(zs).numpy(), torch.cat(ls).numpy())
+    return dict(out, correct=pack_bits(ok)) if per_example else out
 
 def _to(batch, device): return {k: v.to(device) if torch.is_tensor(v) else v for k, v in batch.items()}
+
 
 # %% ../nbs/07_train.ipynb #720aa857
 def make_optimizer(cfg:RunConfig, params):
@@ -147,6 +180,7 @@ class _Run:
     steps: int = 0; q: float|None = None; ebs: float|None = None; sigma: float|None = None; delta: float|None = None
     gen: object = None; ledger: object = None; m: dict|None = None; start: int = 0
     step_times: list = field(default_factory=list); ck: Path|None = None; rel: Path|None = None
+    e0: object = None; dev_correct: dict|None = None  # an untied run's E₀; the final evaluation's right answers
 
 # %% ../nbs/07_train.ipynb #a7e01b01
 def _prepare(cfg:RunConfig, out, data) -> _Run:
@@ -164,6 +198,7 @@ def _prepare(cfg:RunConfig, out, data) -> _Run:
     r = _Run(cfg, Path(out) if out else None, rank, ws, *data)
     r.delta = cfg.delta if cfg.delta is not None else paper_delta(len(r.tr))
     r.model = make_model(cfg).to(cfg.device).train()
+    r.e0 = initial_embedding(r.model)  # before any checkpoint is loaded: the embedding at step 0
     if rank: torch.manual_seed(cfg.seed + 10_007 * rank)  # same weights on every rank, its own dropout stream
     r.opt = make_optimizer(cfg, [p for p in r.model.parameters() if p.requires_grad])
     r.sampler, r.steps, r.q, r.ebs = _plan(cfg, len(r.tr))
@@ -182,7 +217,9 @@ def _metrics(r:_Run) -> dict:
     "The run's metrics.json before its first step"
     cfg = r.cfg
     m = dict(schema=1, run_id=cfg.run_id(), status="running", error=None, config=asdict(cfg),
-             model_info=dict(r.model.dptie_info, params=param_counts(r.model)), environment=environment(cfg.device),
+             model_info=dict(r.model.dptie_info, params=param_counts(r.model),
+                             **({} if r.e0 is None else dict(head_drift_init=head_drift(r.model, r.e0)))),
+             environment=environment(cfg.device),
              data=dict(train=_public_meta(r.tr.meta, cfg), dev=r.dev.meta),
              privacy=dict(private=cfg.private, delta=r.delta, sample_rate=r.q, planned_steps=r.steps, noise_multiplier=r.sigma,
                           expected_batch_size=r.ebs, accountant_for_calibration=cfg.accountant,
@@ -225,11 +262,18 @@ def _log(r:_Run, step:int, row:dict, with_prv:bool) -> dict:
     row.update(step=step + 1, epoch=(step + 1) / r.steps * r.cfg.epochs, step_time_s=r.step_times[-1],
                peak_memory_mb=peak_memory_mb(r.cfg.device))
     if r.cfg.diagnostics == "off": row = {k: v for k, v in row.items() if k not in DIAGNOSTICS}
+    if r.e0 is not None: row["head_drift"] = head_drift(r.model, r.e0)  # from the weights: covered by ε
     if r.cfg.private:  # PRV costs up to a second a call: at evaluations and at the end; RDP on every row
         row.update(eps_rdp=r.ledger.epsilon(r.delta, "rdp"))
         if with_prv: row.update(eps_prv=r.ledger.epsilon(r.delta, "prv"))
     r.m["history"].append(row)
     return row
+
+def _evaluate(r:_Run, step:int, final:bool=False):
+    "Evaluate on the dev split into `evals`; the final evaluation also keeps which dev examples it got right"
+    ev = evaluate(r.model, r.dev, restrict=r.cfg.restrict_loss, device=r.cfg.device, per_example=final)
+    if final: r.dev_correct = ev.pop("correct")
+    r.m["evals"].append(dict(step=step, **ev))
 
 def _finish(r:_Run, t0:float):
     "The run's privacy totals and final numbers"
@@ -240,7 +284,9 @@ def _finish(r:_Run, t0:float):
     p.update(steps=r.ledger.steps if cfg.private else r.steps, ledger=r.ledger.to_dict(),
              epsilon_rdp=r.ledger.epsilon(r.delta, "rdp") if cfg.private else None,
              epsilon_prv=r.ledger.epsilon(r.delta, "prv") if cfg.private else None)
-    r.m["final"] = dict(dev_acc=r.m["evals"][-1]["acc"], dev_loss=r.m["evals"][-1]["loss"], steps=r.steps,
+    ev = r.m["evals"][-1]
+    r.m["final"] = dict(dev_acc=ev["acc"], dev_loss=ev["loss"], **{f"dev_{k}": ev.get(k) for k in EVAL_FIELDS},
+                        dev_correct=r.dev_correct, steps=r.steps,
                         train_time_s=time.time() - t0, mean_step_time_s=float(np.mean(r.step_times)),
                         median_step_time_s=float(np.median(r.step_times)), peak_memory_mb=peak_memory_mb(cfg.device),
                         params_sha256=params_sha256(r.model))
@@ -263,17 +309,16 @@ def train(cfg:RunConfig, # the run
     _resume(r)
     bar = _progress(r.steps, progress and r.rank == 0, cfg.run_id())
     bar.update(r.start)
-    evaluate_ = lambda s: r.m["evals"].append(dict(step=s, **evaluate(r.model, r.dev, restrict=cfg.restrict_loss, device=cfg.device)))
     try:
         if r.ws > 1: check_same(params_sha256(r.model), "initial parameters")
-        if r.start == 0: evaluate_(0)
+        if r.start == 0: _evaluate(r, 0)
         write()
         for step in range(r.start, r.steps):
             row, last, at_eval = _step(r, step), step + 1 == r.steps, (step + 1) % eval_k == 0
             if (step + 1) % log_k == 0 or last:
                 row = _log(r, step, row, at_eval or last)
                 bar.set_postfix(loss=f"{row.get('loss') or float('nan'):.3f}", **({"eps_rdp": f"{row['eps_rdp']:.2f}"} if cfg.private else {}))
-            if at_eval or last: evaluate_(step + 1); write()
+            if at_eval or last: _evaluate(r, step + 1, last); write()
             if r.ck is not None and r.rank == 0 and (step + 1) % cfg.checkpoint_every == 0 and not last:
                 save_checkpoint(r.ck, step + 1, r.model, r.opt, r.gen, r.ledger, r.m, r.step_times)
             bar.update(1)
@@ -314,8 +359,32 @@ def _one_step(model, engine, cfg, tr, idx) -> dict:
     norms = torch.cat(all_n)
     row.update(clip_frac=float((norms > cfg.max_grad_norm).double().mean()),
                norm_q={f"q{int(p*100)}": float(norms.quantile(p)) for p in (0.1, 0.5, 0.9)})
-    if parts: row["norm2_parts"] = {k: float(torch.cat(v).mean()) for k, v in parts.items()}
+    if parts: row.update(norm_split(parts))
     return row
+
+# %% ../nbs/07_train.ipynb #c61e7cbc
+def norm_split(parts:dict) -> dict:
+    "A row's split of ‖g_i‖² from the engine's per-example parts ({key: [B] tensors, one per micro-batch}): the batch means (`norm2_parts`) and, with a cross term, its largest and smallest per-example share of the total (`cross_share`)."
+    p = {k: torch.cat(list(v)).double() for k, v in parts.items()}
+    out = dict(norm2_parts={k: float(v.mean()) for k, v in p.items()})
+    if "embed_cross" not in p or not len(p["embed_cross"]): return out
+    tot = sum(p.values())  # the parts add up to ‖g_i‖²
+    share = torch.where(tot > 0, p["embed_cross"] / tot.clamp_min(torch.finfo(tot.dtype).tiny), torch.zeros_like(tot))
+    return dict(out, cross_share=dict(max=float(share.max()), min=float(share.min())))
+
+def initial_embedding(model) -> torch.Tensor|None:
+    "E₀: a copy of an untied model's input embedding, to measure its head's drift from; None for a tied model."
+    from dptie_nb.model import is_tied
+    return None if is_tied(model) else model.get_input_embeddings().weight.detach().clone()
+
+@torch.no_grad()
+def head_drift(model, e0:torch.Tensor) -> float:
+    "‖H − E‖ / ‖E₀‖: how far an untied model's LM head H is from its input embedding E, relative to the embedding at step 0."
+    H, E = model.get_output_embeddings().weight, model.get_input_embeddings().weight
+    if H.shape != E.shape or e0.shape != E.shape:
+        raise ValueError(f"head {tuple(H.shape)}, embedding {tuple(E.shape)} and E₀ {tuple(e0.shape)} must have one shape")
+    return float(torch.linalg.vector_norm(H - E.to(H.device), dtype=torch.float64) / torch.linalg.vector_norm(e0, dtype=torch.float64))
+
 
 # %% ../nbs/07_train.ipynb #c7af173f
 def _opt(v) -> str:
