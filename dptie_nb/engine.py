@@ -71,6 +71,16 @@ class DptieStep:
     def step(self): self.opt.step()
 
 # %% ../nbs/05a_engine.ipynb #296839b1
+def _quiet_backward(loss:Tensor):
+    "`loss.backward()` without Opacus' expected warning (its hooks on a first layer whose input, token ids, needs no gradient)"
+    with warnings.catch_warnings():
+        warnings.filterwarnings("ignore", message="Full backward hook is firing")
+        loss.backward()
+
+def _average_by(opt, ebs:float):
+    "Divide Opacus' noisy sums by q·N (not by the realised batch), after the noise, as `DPOptimizer` does"
+    opt.attach_step_hook(lambda o: [p.grad.div_(ebs) for p in o.params])
+
 class OpacusStep:
     "Opacus' per-example clipping: every per-example gradient materialised, then Opacus' DPOptimizer"
     private, parts, verified = True, None, None  # Opacus' per-example gradients are not checked against autograd
@@ -82,14 +92,12 @@ class OpacusStep:
         self.gsm = GradSampleModule(model, batch_first=True, loss_reduction="sum")
         self.opt = OpacusDP(optimizer, noise_multiplier=noise_multiplier, max_grad_norm=max_grad_norm, expected_batch_size=None,
                             loss_reduction="sum", generator=generator, secure_mode=secure)
-        self.ebs, self.params, self.secure = expected_batch_size, [p for p in model.parameters() if p.requires_grad], secure
-        self.opt.attach_step_hook(lambda o: [p.grad.div_(self.ebs) for p in o.params])  # average by qN, not by |batch|
+        self.params, self.secure = [p for p in model.parameters() if p.requires_grad], secure
+        _average_by(self.opt, expected_batch_size)
         self.pending = False
     def backward(self, losses:Tensor) -> Tensor:
         "Per-example gradients of this micro-batch, clipped and summed by Opacus; their norms"
-        with warnings.catch_warnings():  # Opacus' hooks on a first layer whose input (token ids) needs no gradient
-            warnings.filterwarnings("ignore", message="Full backward hook is firing")
-            losses.sum().backward()
+        _quiet_backward(losses.sum())
         norms = torch.stack([p.grad_sample.reshape(len(losses), -1).norm(dim=1) for p in self.params], 1).norm(dim=1)
         self.opt.signal_skip_step(True); self.opt.step(); self.opt.zero_grad()
         self.pending = True
@@ -122,14 +130,11 @@ class OpacusGhostStep:
         self.opt = DPOptimizerFastGradientClipping(optimizer, noise_multiplier=noise_multiplier, max_grad_norm=max_grad_norm,
                                                    expected_batch_size=expected_batch_size, loss_reduction="sum",
                                                    generator=generator, secure_mode=secure)
-        self.ebs = expected_batch_size
-        self.opt.attach_step_hook(lambda o: [p.grad.div_(self.ebs) for p in o.params])  # after the noise, as OpacusStep
+        _average_by(self.opt, expected_batch_size)
         self.crit = DPLossFastGradientClipping(self.gsm, self.opt, _PerExample(), loss_reduction="sum")
     def backward(self, losses:Tensor) -> None:
         "Opacus' two backward passes on this (one) batch"
-        with warnings.catch_warnings():  # as in OpacusStep: hooks on a first layer whose input needs no gradient
-            warnings.filterwarnings("ignore", message="Full backward hook is firing")
-            self.crit(losses).backward()
+        _quiet_backward(self.crit(losses))
     def step(self): self.opt.step(); self.opt.zero_grad()
 
 # %% ../nbs/05a_engine.ipynb #b4d393ca

@@ -120,13 +120,17 @@ def _eps_positions(labels) -> dict:
 def _eps_axis(a, pos:dict):
     a.set_xticks(list(pos.values()), [("ε=" + l if l != "non-private" else l) for l in pos])
 
-def _plot_arms(a, s:pd.DataFrame, pos:dict, acc:bool):
-    "Upper panel: each arm's mean and interval against ε; the majority class."
-    series = list(dict.fromkeys(zip(s.arm, s.variant)))
+def _dodged(df:pd.DataFrame, pos:dict):
+    "Each (arm, variant) series of `df` with its x positions, side by side around each ε: (index, arm, variant, rows, x)"
+    series = list(dict.fromkeys(zip(df.arm, df.variant)))
     w = 0.6 / max(1, len(series))
     for si, (arm, var) in enumerate(series):
-        k = s[(s.arm == arm) & (s.variant == var)]
-        x = np.array([pos[l] for l in k.eps_label]) + (si - (len(series) - 1) / 2) * w
+        k = df[(df.arm == arm) & (df.variant == var)]
+        yield si, arm, var, k, np.array([pos[l] for l in k.eps_label]) + (si - (len(series) - 1) / 2) * w
+
+def _plot_arms(a, s:pd.DataFrame, pos:dict, acc:bool):
+    "Upper panel: each arm's mean and interval against ε; the majority class."
+    for si, arm, var, k, x in _dodged(s, pos):
         err = np.vstack([k["mean"] - k.lo, k.hi - k["mean"]]).clip(min=0)
         a.errorbar(x, k["mean"], yerr=np.nan_to_num(err), fmt="os"[arm != "tied"], c=_color(arm, si), capsize=3, ms=5,
                    label=arm + (f" ({var})" if var else ""))
@@ -138,11 +142,7 @@ def _plot_arms(a, s:pd.DataFrame, pos:dict, acc:bool):
 
 def _plot_gaps(b, dd:pd.DataFrame, g:pd.DataFrame, pos:dict, acc:bool):
     "Lower panel: our paired untied − tied with its interval, and the paper's gaps."
-    dseries = list(dict.fromkeys(zip(dd.arm, dd.variant)))
-    w = 0.6 / max(1, len(dseries))
-    for si, (arm, var) in enumerate(dseries):
-        k = dd[(dd.arm == arm) & (dd.variant == var)]
-        x = np.array([pos[l] for l in k.eps_label]) + (si - (len(dseries) - 1) / 2) * w
+    for si, arm, var, k, x in _dodged(dd, pos):
         err = np.vstack([k["diff"] - k.lo, k.hi - k["diff"]]).clip(min=0)
         b.errorbar(x, k["diff"], yerr=np.nan_to_num(err), fmt="D", c=_color("untied" if arm == "untied" else arm, si + 1), capsize=3,
                    label=f"ours: {arm} − tied" + (f" ({var})" if var else "") + f", n={'/'.join(str(n) for n in dict.fromkeys(k.n))}")

@@ -336,12 +336,16 @@ def _ghost(self:GhostClipper, p, us):
 RHO = 1e3  # a ghost norm² below (Σ_t ‖L_t‖‖R_t‖)²/RHO is cancellation: that example is recomputed exactly
 
 @patch
+def _wrote(self:GhostClipper, p) -> bool:
+    "Is `p.grad` the tensor this clipper last wrote, unchanged since?"
+    mark = self._marks.get(id(p))
+    return mark is not None and mark[0] is p.grad and mark[1] == p.grad._version
+
+@patch
 def _check_foreign_grads(self:GhostClipper):
     "Fail if a trainable `p.grad` holds anything this clipper did not write (all-zero gradients are dropped)"
     for p in self.params:
-        if p.grad is None: continue
-        mark = self._marks.get(id(p))
-        if mark is not None and mark[0] is p.grad and mark[1] == p.grad._version: continue
+        if p.grad is None or self._wrote(p): continue
         if not p.grad.any(): p.grad = None; continue
         raise RuntimeError(f"p.grad of '{self.pnames[id(p)]}' holds a gradient that GhostClipper did not write (a plain "
                            "loss.backward(), or gradients left from before): it would be released unclipped. Call "
@@ -525,9 +529,7 @@ def _verify(self:GhostClipper, losses, norms, sums):
 def check_grads(self:GhostClipper, params=None):
     "Fail if a `p.grad` changed since this clipper last wrote it (e.g. a plain `loss.backward()` leaked in)"
     for p in (params if params is not None else self.params):
-        if p.grad is None: continue
-        mark = self._marks.get(id(p))
-        if mark is None or mark[0] is not p.grad or mark[1] != p.grad._version:
+        if p.grad is not None and not self._wrote(p):
             raise RuntimeError(f"p.grad of '{self.pnames.get(id(p), tuple(p.shape))}' was written outside GhostClipper.backward "
                                "(a plain loss.backward()?): it is not clipped. Zero the gradients and redo the batch")
 
