@@ -10,9 +10,9 @@ VENV=${DPTIE_VENV:-$ROOT/.venv}
 [ -x "$VENV/bin/python" ] || python3 -m venv "$VENV"
 want=$(cat setup.py settings.ini | sha1sum | cut -c1-40)
 if [ "$(cat "$VENV/.dptie-installed" 2>/dev/null)" != "$want" ]; then
-  echo "dptie: installing into $VENV (torch 2.13.0 CPU, transformers, opacus, nbdev, papermill, ...)"
+  echo "dptie: installing into $VENV (torch 2.13.0 CPU, transformers, opacus, nbdev, papermill, JupyterLab, ...)"
   "$VENV/bin/python" -m pip install -q --upgrade pip
-  "$VENV/bin/python" -m pip install -q -e ".[dev]"
+  "$VENV/bin/python" -m pip install -q -e ".[dev,lab]"
   "$VENV/bin/python" -m ipykernel install --sys-prefix --name python3 >/dev/null
   echo "$want" > "$VENV/.dptie-installed"
 fi

@@ -84,7 +84,7 @@ def epsilon(noise_multiplier:float, # σ: noise std over the clipping norm, > 0
             sample_rate:float, # q: Poisson sampling probability, in (0, 1]
             steps:int, # T: number of DP-SGD steps, >= 0
             delta:float, # δ, in (0, 1)
-            method:str="rdp", # "rdp" (Rényi DP) or "prv" (privacy loss random variables, tighter)
+            method:str, # "rdp" (Rényi DP) or "prv" (privacy loss random variables, tighter): no default, say which
            ) -> float:
     "Upper bound on the ε of `steps` DP-SGD steps with noise σ and sample rate q, at δ"
     sigma, q, steps = _check_sigma(noise_multiplier), _check_q(sample_rate), _check_steps(steps)
@@ -147,7 +147,7 @@ def noise_multiplier(target_epsilon:float, # ε to spend over the whole run, > 0
                      sample_rate:float, # q: Poisson sampling probability, in (0, 1]
                      steps:int, # T: number of DP-SGD steps, >= 1
                      delta:float, # δ, in (0, 1)
-                     method:str="rdp", # accountant: "rdp" or "prv"
+                     method:str, # accountant: "rdp" or "prv" (no default: training calibrates with its `accountant`, PRV unless told)
                     ) -> float:
     "Smallest σ (to 0.5% in ε) whose `epsilon` is at most `target_epsilon`: conservative and tight"
     if not (_real(target_epsilon) and math.isfinite(target_epsilon) and target_epsilon > 0):
@@ -192,7 +192,7 @@ class PrivacyLedger:
         return all(s[0] > 0 for s in self.segments)
 
     def epsilon(self, delta:float, # δ, in (0, 1)
-                method:str="rdp", # "rdp" or "prv"
+                method:str, # "rdp" or "prv" (no default: say which)
                ) -> float:
         "ε spent so far at δ: 0 with no steps, infinite if any step had σ = 0"
         delta, method = _check_delta(delta), _check_method(method)

@@ -13,9 +13,9 @@ from urllib.parse import urlparse
 import pandas as pd
 
 # %% auto #0
-__all__ = ['HUB_MODELS', 'GLUE_TASKS', 'GLUE_SPLITS', 'GLUE_COLUMNS', 'GLUE_LABEL', 'AssetNotFound', 'assets_root',
-           'hub_reachable', 'project_models', 'find_asset', 'load_tokenizer', 'load_config', 'ModelSource',
-           'model_source', 'check_task', 'read_glue_tsv', 'load_glue']
+__all__ = ['HUB_MODELS', 'GLUE_TASKS', 'GLUE_SPLITS', 'GLUE_COLUMNS', 'GLUE_LABEL', 'AssetNotFound', 'project_root',
+           'assets_root', 'hub_reachable', 'project_models', 'find_asset', 'load_tokenizer', 'load_config',
+           'ModelSource', 'model_source', 'check_task', 'read_glue_tsv', 'load_glue']
 
 # %% ../nbs/00_assets.ipynb #57cd87cb
 HUB_MODELS = {"gpt2": "openai-community/gpt2", "distilgpt2": "distilbert/distilgpt2",
@@ -28,11 +28,18 @@ class AssetNotFound(FileNotFoundError):
     "A model, tokenizer, config or dataset that is neither at the given path, in `DPTIE_ASSETS`, nor on the Hub."
 
 # %% ../nbs/00_assets.ipynb #8458d436
+def project_root() -> Path | None:
+    "The clone the package is imported from (the folder holding `settings.ini` and `nbs/`), or None for an installed copy"
+    import dptie_nb
+    p = Path(dptie_nb.__file__).resolve().parents[1]
+    return p if (p/"settings.ini").exists() and (p/"nbs").is_dir() else None
+
 def assets_root() -> Path | None:
     "The `DPTIE_ASSETS` folder, or None when the variable is unset; an error when it names no folder."
     v = os.environ.get("DPTIE_ASSETS")
     if not v: return None
     p = Path(v).expanduser()
+    if not p.is_absolute() and project_root() is not None: p = project_root()/p  # the same folder from a shell, papermill or JupyterLab
     if not p.is_dir():
         raise AssetNotFound(f"DPTIE_ASSETS={v!r} is not a folder. Point it at a folder in the assets layout "
                             "(glue/, tokenizers/, configs/, models/), or unset it to use the Hugging Face Hub.")
@@ -60,9 +67,9 @@ def _not_found(kind, name, tried, hub):
 
 def project_models() -> Path | None:
     "The project's own model folder, `reports/models` of the checkout the package is imported from (None when there is none)."
-    import dptie_nb
-    p = Path(dptie_nb.__file__).resolve().parent.parent/"reports"/"models"
-    return p if p.is_dir() else None
+    p = project_root() and project_root()/"reports"/"models"
+    return p if p and p.is_dir() else None
+
 
 def find_asset(kind:str, # "tokenizer", "config" or "model"
                name:str, # e.g. "gpt2", "distilgpt2", "dptie-mini"

@@ -415,7 +415,8 @@ def main(argv=None) -> int:
     ap.add_argument("--seq-len", "-T", type=int, default=None, help="T (default 128; 32 with --quick)")
     ap.add_argument("--steps", type=int, default=None, help="timed steps per configuration (default 3; 1 with --quick)")
     ap.add_argument("--warmup", type=int, default=1, help="untimed steps first")
-    ap.add_argument("--out", default="reports/bench", help="folder for bench.json, ratios.json, bench.png")
+    ap.add_argument("--out", default=None, help="folder for bench.json, ratios.json, bench.png (default: reports/bench; "
+                                                "scratch/bench with --quick, so a quick try never replaces the committed benchmark)")
     ap.add_argument("--device", default="auto", help="cpu, cuda, cuda:1 (auto: cuda if available)")
     ap.add_argument("--quick", action="store_true", help="CI size: tiny 2-layer shape, B in {2,4}, T=32, 1 timed step (a few minutes on 2 busy CPU cores)")
     ap.add_argument("--ratio-at", default=None, help="SHAPE:B of the ratio table (default distilgpt2:16; tiny:4 with --quick)")
@@ -442,7 +443,8 @@ def main(argv=None) -> int:
     T = a.seq_len or (32 if a.quick else 128)
     steps = a.steps or (1 if a.quick else 3)
     rshape, rB = (a.ratio_at or ("tiny:4" if a.quick else "distilgpt2:16")).split(":")
-    out = Path(a.out)
+    out = Path(a.out or ("scratch/bench" if a.quick else "reports/bench"))
+
     if not a.report_only:
         import torch
         dev = ("cuda" if torch.cuda.is_available() else "cpu") if a.device == "auto" else a.device

@@ -12,7 +12,7 @@ __all__ = ['COMMANDS', 'study', 'main']
 # %% ../nbs/11_cli.ipynb #4b37a20f
 COMMANDS = {"train": ("dptie_nb.train", "fine-tune one model on one task (no notebook)"),
             "sweep": ("dptie_nb.sweep", "run a preset's grid of experiment notebooks with papermill"),
-            "report": ("dptie_nb.report", "render reports/report.html and report.md from the runs"),
+            "report": ("dptie_nb.report", "render a preset's report.html and report.md from its runs"),
             "study": (None, "the main job: a preset's sweep, then the report"),
             "bench": ("dptie_nb.bench", "peak memory and time per step: dptie against Opacus"),
             "pretrain": ("dptie_nb.pretrain", "pretrain a small GPT-2-shaped model on a text corpus")}
@@ -22,16 +22,20 @@ def _usage() -> str:
            "\n\n'dptie COMMAND --help' shows a command's options."
 
 def study(argv=None) -> int:
-    "`dptie study [--preset default] [--jobs N] [--out reports]`: the sweep, then the report, even if some runs failed."
+    "`dptie study [--preset default] [--jobs N] [--out reports/PRESET]`: the sweep, then the report, even if some runs failed."
     import argparse
     from dptie_nb import sweep, report
+    from dptie_nb.sweep import preset_dir
     ap = argparse.ArgumentParser(prog="dptie study", description=study.__doc__)
     ap.add_argument("--preset", default="default"); ap.add_argument("--jobs", type=int, default=2)
-    ap.add_argument("--out", default="reports")
+    ap.add_argument("--out", default=None, help="the preset's runs, figures and report go here (default: reports/PRESET)")
     a = ap.parse_args(argv)
+    a.out = str(a.out or preset_dir(a.preset))
+
     rc = sweep.main(["--preset", a.preset, "--jobs", str(a.jobs), "--out", a.out])
-    report.main(["--runs", f"{a.out}/runs", "--out", a.out])
-    return rc
+    rr = report.main(["--preset", a.preset, "--out", a.out])
+    return rc or rr
+
 
 def main(argv=None) -> int:
     "Dispatch `dptie COMMAND ...` to the module that does the work."

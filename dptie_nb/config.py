@@ -4,7 +4,7 @@
 
 # %% ../nbs/00b_config.ipynb #7d8f5db7
 from __future__ import annotations
-import json, math, re
+import difflib, json, math, re
 from dataclasses import asdict, dataclass, field, fields
 from importlib import metadata
 from pathlib import Path
@@ -12,12 +12,13 @@ from pathlib import Path
 from .assets import check_task
 
 # %% auto #0
-__all__ = ['NONPRIVATE', 'ENGINES', 'OPTIMIZERS', 'CHOICES', 'NEUTRAL', 'SAME_SETTING', 'STUDY', 'TEMPLATE_VALUES', 'PACKAGES',
-           'parse_epsilon', 'eps_label', 'opt', 'RunConfig', 'config_diff', 'field_help', 'defaults',
-           'template_parameters', 'parameters_cell', 'run_settings', 'versions']
+__all__ = ['NONPRIVATE', 'CLIP_ONLY', 'ENGINES', 'OPTIMIZERS', 'CHOICES', 'NEUTRAL', 'SAME_SETTING', 'STUDY', 'TEMPLATE_VALUES',
+           'PACKAGES', 'parse_epsilon', 'eps_label', 'opt', 'RunConfig', 'config_diff', 'field_help', 'defaults',
+           'template_parameters', 'scratch_out', 'parameters_cell', 'run_settings', 'versions']
 
 # %% ../nbs/00b_config.ipynb #d359fa9a
 NONPRIVATE = "non-private"  # how a run without DP is written for people (tables, figures, reports)
+CLIP_ONLY = "clip only"     # a DP-engine run with σ = 0: clipped like the DP arms, no noise, no privacy (a control)
 
 def parse_epsilon(v) -> float|None:
     "A target ε from what a person or a file says: a positive number, or None for non-private"
@@ -32,10 +33,10 @@ def parse_epsilon(v) -> float|None:
     if v <= 0: raise ValueError(f"epsilon={v:g}: a target ε must be a positive finite number (None for non-private)")
     return float(v)
 
-def eps_label(epsilon) -> str:
-    "How a target ε is written in tables and on axes: '3', '0.5', or 'non-private'"
+def eps_label(epsilon, sigma:float|None=None) -> str:
+    "How a run's privacy is written in tables and on axes: '3', '0.5', 'non-private', or 'clip only' (σ = 0)"
     e = parse_epsilon(epsilon)
-    return NONPRIVATE if e is None else f"{e:g}"
+    return NONPRIVATE if e is None else CLIP_ONLY if sigma == 0 else f"{e:g}"
 
 # %% ../nbs/00b_config.ipynb #5a30b6b2
 ENGINES = ("dptie", "opacus", "none")
@@ -153,7 +154,13 @@ def template_parameters(values:dict|None=None, # values that differ from the sch
     "The source of the experiment template's parameters cell, one `name = value  # help` line per field, then `out`"
     vals, helps = {**defaults(), **(TEMPLATE_VALUES if values is None else values)}, field_help()
     lines = [f"{k} = {v!r}  # {helps[k]}" for k, v in vals.items()]
-    return "\n".join(lines + ['out = "reports/runs/scratch"  # folder for metrics.json'])
+    return "\n".join(lines + ['out = None  # folder for metrics.json (None: scratch/runs/<run-id> in the project, git-ignored)'])
+
+def scratch_out(run_id:str) -> Path:
+    "Where a run goes when no folder is named: `scratch/runs/<run-id>` in the project (git-ignored), never `reports/`"
+    from dptie_nb.assets import project_root
+    return (project_root() or Path.cwd())/"scratch"/"runs"/run_id
+
 
 def parameters_cell(path:str|Path) -> str:
     "The source of the cell tagged `parameters` in the notebook at `path`"
@@ -162,9 +169,20 @@ def parameters_cell(path:str|Path) -> str:
     if len(cells) != 1: raise ValueError(f"{path} has {len(cells)} cells tagged 'parameters'; papermill needs exactly one")
     return "".join(cells[0]["source"])
 
-def run_settings(ns:dict) -> dict:
-    "The RunConfig fields found in a namespace (a template's globals), by the schema's names"
-    return {f.name: ns[f.name] for f in fields(RunConfig) if f.name in ns}
+_KERNEL_NAMES = {"In", "Out", "exit", "quit", "get_ipython", "open"}  # what IPython puts in a kernel's globals
+
+def run_settings(ns:dict, # a template's globals
+                 extra:tuple=("out",), # the template's names that are not run settings
+                ) -> dict:
+    "The RunConfig fields found in a namespace; an error naming any other plain value in it (a mistyped papermill `-p`)"
+    known = {f.name for f in fields(RunConfig)} | set(extra)
+    stray = sorted(k for k, v in ns.items() if k not in known and not k.startswith("_") and k not in _KERNEL_NAMES
+                   and isinstance(v, (str, int, float, bool, list, dict, tuple, type(None))))
+    if stray:
+        said = [f"{k!r}" + "".join(f" (did you mean {m!r}?)" for m in difflib.get_close_matches(k, known, 1)) for k in stray]
+        raise ValueError(f"unknown parameter(s) {', '.join(said)}: the template's parameters are the run settings "
+                         "(`dptie train --help` lists them) and `out`")
+    return {k: ns[k] for k in known - set(extra) if k in ns}
 
 # %% ../nbs/00b_config.ipynb #cf7654ab
 PACKAGES = ("torch", "transformers", "opacus", "numpy")

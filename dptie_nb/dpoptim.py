@@ -5,14 +5,17 @@
 # %% ../nbs/05_dpoptim.ipynb #a2fb1ba3
 from __future__ import annotations
 import math, os
+from dataclasses import dataclass
 import torch, torch.nn as nn
 from torch import Tensor
 from fastcore.basics import patch
 from .ghost import GhostClipper
 from .distributed import all_reduce_, is_distributed, world
+from .accountant import PrivacyLedger, noise_multiplier, paper_delta
+from .data import PoissonSampler
 
 # %% auto #0
-__all__ = ['DPOptimizer']
+__all__ = ['DPOptimizer', 'PrivateTraining', 'make_private']
 
 # %% ../nbs/05_dpoptim.ipynb #eec52cf7
 class DPOptimizer:
@@ -150,3 +153,37 @@ def _reduce(self:DPOptimizer, ps):
     all_reduce_([*gs, n])
     for p, g in zip(ps, gs): p.grad = g / self.expected_batch_size
     self.examples = int(n.item())
+
+# %% ../nbs/05_dpoptim.ipynb #cf0a0007
+@dataclass
+class PrivateTraining:
+    "What `make_private` returns: the DP optimizer, the Poisson sampler, the self-counting ledger and the plan"
+    optimizer: DPOptimizer; sampler: PoissonSampler; ledger: PrivacyLedger
+    noise_multiplier: float; sample_rate: float; steps: int; delta: float; accountant: str
+    def epsilon(self, method:str|None=None) -> float:
+        "ε spent so far (by the calibrating accountant unless `method` is given)"
+        return self.ledger.epsilon(self.delta, method or self.accountant)
+
+def make_private(model:nn.Module, # the model to train (its trainable parameters are clipped)
+                 optimizer:torch.optim.Optimizer, # the inner optimizer over the model's trainable parameters
+                 data, # the training set (anything with len) or its size N
+                 batch_size:float, # expected batch size q·N
+                 epochs:float, # passes over the data: steps = epochs / q
+                 target_epsilon:float, # ε to spend over those steps
+                 delta:float|None=None, # δ (None: N^-1.1, as the seed paper)
+                 max_grad_norm:float=1.0, # C
+                 accountant:str="prv", # "prv" or "rdp": calibrates σ
+                 seed:int|None=0, # seeds the noise and the batches; None with secure=True
+                 secure:bool=False, # noise and batches from the OS's entropy (a real release)
+                 **clipper_kw) -> PrivateTraining:
+    "σ for a target ε, and the DP optimizer, Poisson sampler and ledger that spend it"
+    n = len(data) if hasattr(data, "__len__") else int(data)
+    q = min(1.0, batch_size / n); steps = max(1, int(round(epochs / q)))
+    delta = paper_delta(n) if delta is None else delta
+    sigma = noise_multiplier(target_epsilon, q, steps, delta, method=accountant)
+    if secure and seed is not None: raise ValueError("secure=True draws from the OS's entropy: pass seed=None")
+    gen = None if secure else torch.Generator().manual_seed(seed)
+    opt = DPOptimizer(optimizer, model, sigma, max_grad_norm, expected_batch_size=q * n, generator=gen, secure=secure, **clipper_kw)
+    ledger = PrivacyLedger()
+    optimizer.register_step_post_hook(lambda *_: ledger.step(sigma, q))  # every logical step counts, whatever the loop does
+    return PrivateTraining(opt, PoissonSampler(n, q, seed or 0, secure=secure), ledger, sigma, q, steps, delta, accountant)

@@ -11,12 +11,12 @@ import numpy as np
 import pandas as pd
 from matplotlib.figure import Figure
 
-from .results import (MODE_LABELS, MODE_ORDER, eps_key, evals_frame, history_frame, mode_order, norms_table, paired_diffs,
+from .results import (MODE_LABELS, MODE_ORDER, eps_key, is_dp, evals_frame, history_frame, mode_order, norms_table, paired_diffs,
                               paper_gaps, part_index, part_keys, part_label, parts_frame, summarise, task_key, chance_of)
 
 # %% auto #0
 __all__ = ['TYING_COLORS', 'PART_COLORS', 'MODE_COLORS', 'ReportFigure', 'fig_png', 'plot_run', 'plot_accuracy', 'plot_bench',
-           'plot_norms', 'plot_accountants']
+           'plot_norms', 'plot_accountants', 'curve_label', 'plot_curves']
 
 # %% ../nbs/09a_figures.ipynb #db101d59
 TYING_COLORS = {"tied": "#1f77b4", "untied": "#d62728"}
@@ -54,8 +54,8 @@ def _plot_eps(a, m:dict, h:pd.DataFrame):
     cfg, priv = m.get("config") or {}, m.get("privacy") or {}
     if cfg.get("epsilon") is None and not priv.get("private"): return _empty(a, "non-private run: no ε")
     drew = False
-    for c, lab, ls in (("eps_prv", "PRV", "-"), ("eps_rdp", "RDP", "--")):
-        if c in h and h[c].notna().any(): a.plot(h.step, h[c], ls, label=lab); drew = True
+    for c, lab, ls in (("eps_prv", "PRV", "o-"), ("eps_rdp", "RDP", "--")):  # PRV is computed at evaluations only: markers, joined
+        if c in h and h[c].notna().any(): k = h[h[c].notna()]; a.plot(k.step, k[c], ls, ms=4, label=lab); drew = True
     if cfg.get("epsilon") is not None: a.axhline(cfg["epsilon"], c="0.5", ls=":", label=f"target ε={cfg['epsilon']:g}")
     sig, q, dl = priv.get("noise_multiplier"), priv.get("sample_rate"), priv.get("delta")
     a.set(title="ε spent" + (f" (σ={sig:.3g}, q={q:.3g}, δ={dl:.2g})" if None not in (sig, q, dl) else ""), xlabel="step", ylabel="ε")
@@ -118,7 +118,7 @@ def _eps_positions(labels) -> dict:
     return {l: i for i, l in enumerate(sorted(set(labels), key=eps_key))}
 
 def _eps_axis(a, pos:dict):
-    a.set_xticks(list(pos.values()), [("ε=" + l if l != "non-private" else l) for l in pos])
+    a.set_xticks(list(pos.values()), [("ε=" + l if is_dp(l) else l) for l in pos])
 
 def _dodged(df:pd.DataFrame, pos:dict):
     "Each (arm, variant) series of `df` with its x positions, side by side around each ε: (index, arm, variant, rows, x)"
@@ -134,8 +134,9 @@ def _plot_arms(a, s:pd.DataFrame, pos:dict, acc:bool):
         err = np.vstack([k["mean"] - k.lo, k.hi - k["mean"]]).clip(min=0)
         a.errorbar(x, k["mean"], yerr=np.nan_to_num(err), fmt="os"[arm != "tied"], c=_color(arm, si), capsize=3, ms=5,
                    label=arm + (f" ({var})" if var else ""))
-        fin = (k.eps_label != "non-private").to_numpy()
-        if fin.sum() > 1: a.plot(x[fin], k["mean"].to_numpy()[fin], "-", c=_color(arm, si), lw=1)  # no line to non-private
+        fin = k.eps_label.map(is_dp).to_numpy(bool)
+        if fin.sum() > 1: a.plot(x[fin], k["mean"].to_numpy()[fin], "-", c=_color(arm, si), lw=1)  # no line to the controls
+
     ch = s.chance.dropna() if acc else []
     if len(ch): a.axhline(ch.mean(), c="0.5", ls=":", lw=1, label="majority class")
     _eps_axis(a, pos); a.legend(fontsize=7)
@@ -244,7 +245,7 @@ def plot_norms(runs:pd.DataFrame, # runs from `load_runs`
 def plot_accountants(runs:pd.DataFrame, # runs from `load_runs`
                      save:str|Path|None=None, # also write the figure here as PNG
                     ) -> Figure|None:
-    "ε spent over the steps by RDP (dashed) and PRV (solid) for each distinct σ and sampling rate, per task."
+    "ε spent over the steps by RDP (dashed) and PRV (markers where it was computed, joined) for each distinct σ and sampling rate, per task."
     r = runs[runs.private] if len(runs) else runs
     if not len(r): return None
     tasks = sorted(set(r.task), key=task_key)
@@ -259,11 +260,41 @@ def plot_accountants(runs:pd.DataFrame, # runs from `load_runs`
             h = history_frame(x.metrics)
             lab = f"target ε={x.epsilon:g}: σ={x.sigma:.3g}, q={x.sample_rate:.3g}, {x.steps} steps" if x.sigma else f"target ε={x.epsilon:g}"
             if "eps_prv" in h and h.eps_prv.notna().any():
-                a.plot(h.step, h.eps_prv, "-", c=c, label=lab + " (PRV)")
+                k = h[h.eps_prv.notna()]  # PRV at evaluations only: a line through NaN gaps would draw nothing
+                a.plot(k.step, k.eps_prv, "o-", ms=4, c=c, label=lab + " (PRV)")
                 a.plot(h.step, h.eps_rdp, "--", c=c, label="  same, RDP")
+
             elif x.eps_prv is not None:
                 a.plot([x.steps], [x.eps_prv], "o", c=c, label=lab + " (PRV)"); a.plot([x.steps], [x.eps_rdp], "s", c=c, mfc="none", label="  same, RDP")
             a.axhline(x.epsilon, c=c, ls=":", lw=0.8)
         a.set(title=task, xlabel="step", ylabel="ε spent")
         a.legend(fontsize=7)
+    return _save(fig, save)
+
+# %% ../nbs/09a_figures.ipynb #cf0a0002
+def curve_label(r) -> str:
+    "A run's legend entry in `plot_curves`: its tag, the loss, lr and privacy"
+    cfg = (r.metrics or {}).get("config", {}) if isinstance(r.metrics, dict) else {}
+    loss = "label words" if cfg.get("restrict_loss") else "full vocabulary"
+    return f"{loss}, lr {r.lr:g}, " + (f"ε={r.eps_label}" if is_dp(r.eps_label) else r.eps_label)
+
+def plot_curves(runs:pd.DataFrame, # runs from `load_runs`
+                save:str|Path|None=None, # also write the figure here as PNG
+               ) -> Figure|None:
+    "Dev accuracy, AUROC and share predicted positive against step, one line per run"
+    if not len(runs): return None
+    fig = _new_fig(14, 4.2)
+    ax = fig.subplots(1, 3)
+    for i, (_, r) in enumerate(runs.iterrows()):
+        ev, lab = evals_frame(r.metrics), curve_label(r)
+        ls, c = ("--" if not is_dp(r.eps_label) else "-"), _EXTRA_COLORS[i % len(_EXTRA_COLORS)]
+        for a, col in zip(ax, ("acc", "auroc", "pos_share")): a.plot(ev.step, ev[col], ls, marker="o", ms=3, c=c, label=lab)
+    ch = runs.chance.dropna()
+    if len(ch): ax[0].axhline(ch.mean(), c="0.5", ls=":", lw=1, label="majority class")
+    ax[1].axhline(0.5, c="0.5", ls=":", lw=1); ax[2].axhline(0.5, c="0.5", ls=":", lw=1)
+    for a, t, y in zip(ax, ("dev accuracy", "AUROC of the label-word margin", "share predicted positive"), ("%", "AUROC", "share")):
+        a.set(title=t, xlabel="step", ylabel=y)
+    ax[2].set_ylim(-0.03, 1.03)
+    h, l = ax[0].get_legend_handles_labels()
+    fig.legend(h, l, loc="outside lower center", ncol=min(4, len(l)), fontsize=8)
     return _save(fig, save)

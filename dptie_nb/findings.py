@@ -5,12 +5,13 @@
 # %% ../nbs/09b_findings.ipynb #971c5e00
 from __future__ import annotations
 import math, string
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
 from scipy import stats
 
-from .results import (BENCH_COLUMNS, DIFF_COLUMNS, GLUE_TRAIN_ROWS, MODE_LABELS, accountant_table, bench_status, chance_of,
+from .results import (BENCH_COLUMNS, DIFF_COLUMNS, GLUE_TRAIN_ROWS, MODE_LABELS, is_dp, accountant_table, bench_status, chance_of,
                               comparisons, eps_key, get_key, norms_table, paired_diffs, paper_gaps, paper_memory, paper_steps,
                               part_index, summarise)
 
@@ -20,7 +21,7 @@ __all__ = ['STYLES', 'PHRASES', 'METRICS', 'MEMORY_RATIOS', 'QUESTIONS', 'DIFFER
            'comparison_verdict', 'primary_summary', 'pairs_summary', 'accuracy_conclusions', 'loss_conclusions',
            'learning_brief', 'shape_ratios', 'memory_conclusions', 'memory_summary', 'norm_conclusions', 'norms_brief',
            'coverage', 'privacy_conclusions', 'privacy_brief', 'caveat_rows', 'caveats', 'conclusions', 'setup_facts',
-           'differences', 'overview', 'paper_status', 'run_summary']
+           'differences', 'shown_path', 'overview', 'paper_status', 'run_summary']
 
 # %% ../nbs/09b_findings.ipynb #128f1a3f
 def signed(x, nd:int=1) -> str:
@@ -69,7 +70,7 @@ STYLES = {  # the format specs a phrase may use besides Python's; '.N' after a n
     "signed": signed, "ci": lambda v, nd=1: ci_text(*v, nd), "pct": pct, "±pct": lambda v: pct(v, signed=True),
     "±pcts": lambda v: ", ".join(pct(x, signed=True) for x in v), "vals": values_text, "list": lambda v: ", ".join(map(str, v)),
     "span": span_text, "span%": lambda v: span_text(v, 0, True), "less": lambda v: span_text([1 - x for x in v], 0, True),
-    "cell": cell_text, "pl": lambda n: "" if n == 1 else "s", "p": lambda p: "p < 0.001" if p < 0.001 else f"p = {p:.2g}", "eps": lambda l: l if l == "non-private" else f"ε={l}",
+    "cell": cell_text, "pl": lambda n: "" if n == 1 else "s", "p": lambda p: "p < 0.001" if p < 0.001 else f"p = {p:.2g}", "eps": lambda l: f"ε={l}" if is_dp(l) else l,
     "paren": lambda v: f" ({', '.join(v)})" if len(v) else ""}
 
 class _Styled(string.Formatter):
@@ -408,9 +409,10 @@ def caveat_rows(runs:pd.DataFrame, skipped:list|None=None) -> list[tuple[str, di
     share = (sub.train_rows / sub.task.map(GLUE_TRAIN_ROWS)).max() if len(sub) else 1.0
     if share < 0.99: rows.append(("cav.data", dict(share=share, rows=sub.train_rows)))
     if (runs.regime == "random").any() or (runs.pretrained == False).any(): rows.append(("cav.random", {}))
-    near, dp = S[(S["mean"] - S.chance).abs() < 5], S.eps_label != "non-private"
+    near, dp = S[(S["mean"] - S.chance).abs() < 5], S.eps_label.map(is_dp).astype(bool)
     if len(near):
-        ndp = (near.eps_label != "non-private").sum()
+        ndp = near.eps_label.map(is_dp).astype(bool).sum()
+
         rows.append(("cav.chance", dict(k=len(near), n=len(S), kdp=ndp, ndp=dp.sum(), knp=len(near) - ndp, nnp=(~dp).sum())))
     C = comparisons(runs)
     if C.uninformative.any(): rows.append(("cav.uninformative", dict(k=int(C.uninformative.sum()), n=len(C))))
@@ -501,8 +503,17 @@ def differences(runs:pd.DataFrame, paper:dict|None=None, bench:pd.DataFrame|None
                    if a != "Prompts" or f["p_prompts"])
 
 # %% ../nbs/09b_findings.ipynb #75e04e0c
+def shown_path(p) -> str:
+    "A path as a report may print it: relative to the project's root, else its last two parts (never the rendering machine's absolute path)"
+    from dptie_nb.assets import project_root
+    p, root = Path(p).resolve(), project_root()
+    if root is not None and p.is_relative_to(root): return str(p.relative_to(root))
+    return str(Path(*p.parts[-2:])) if len(p.parts) > 1 else str(p)
+
 def overview(runs:pd.DataFrame, skipped:list, runs_dir="", bench_note:str|None=None, paper_note:str|None=None) -> str:
     "A paragraph on what the report is made of: runs, tasks, models, ε, seeds, skipped files and missing inputs."
+    runs_dir = shown_path(runs_dir) if runs_dir else runs_dir
+
     s = [say("overview", n=len(runs), dir=runs_dir, tasks=runs.task, models=runs.model, regimes=runs.regime, arms=runs.arm,
              eps=sorted(set(runs.eps_label), key=eps_key), seeds=[int(x) for x in runs.seed]) if len(runs) else
          say("overview.none", dir=runs_dir)]

@@ -4,7 +4,7 @@
 
 # %% ../nbs/09c_report.ipynb #c8825035
 from __future__ import annotations
-import argparse, json, math
+import argparse, json, math, sys
 from pathlib import Path
 
 import numpy as np
@@ -15,12 +15,12 @@ from .config import STUDY
 from .figures import fig_png
 from .findings import cell_text, ci_text, comparison_verdict, pct, signed, values_text, verdict
 from .results import (BASELINE_MODE, DIFF_COLUMNS, MODE_LABELS, POINTS, bench_status, comparisons, eps_key, eps_label, mode_order,
-                              norms_table, paired_diffs, paper_gaps, paper_memory, part_keys, part_label, summarise, task_key, with_variants)
+                              norms_table, paired_diffs, paper_gaps, paper_memory, part_keys, part_label, summarise, task_key, with_variants, load_runs)
 
 # %% auto #0
-__all__ = ['EVAL_LABELS', 'results_table', 'eval_table', 'norms_summary', 'paper_table', 'gap_table', 'paper_memory_table',
-           'bench_table', 'runs_table', 'environment_table', 'skipped_table', 'md_table', 'Table', 'md', 'show_table',
-           'show', 'export_notebook', 'render_report', 'main']
+__all__ = ['EVAL_LABELS', 'PAGE_CSS', 'results_table', 'eval_table', 'norms_summary', 'pilot_table', 'paper_table', 'gap_table',
+           'paper_memory_table', 'bench_table', 'runs_table', 'environment_table', 'skipped_table', 'md_table', 'Table',
+           'md', 'show_table', 'show', 'page', 'export_notebook', 'render_report', 'main']
 
 # %% ../nbs/09c_report.ipynb #48addae6
 def _p_text(p) -> str: return "–" if p is None or not np.isfinite(p) else "<0.001" if p < 0.001 else f"{p:.3f}"
@@ -92,6 +92,20 @@ def norms_summary(runs:pd.DataFrame) -> pd.DataFrame:
     df = pd.DataFrame(out)
     return df[[c for c in df if c not in ("largest cross share", "‖H − E‖/‖E₀‖") or (df[c] != "–").any()]]
 
+
+# %% ../nbs/09c_report.ipynb #cf0a0004
+def pilot_table(runs:pd.DataFrame) -> pd.DataFrame:
+    "One row per run of a pilot: what was tried (loss, lr, σ or ε) and where its dev evaluation went from step 0 to the end"
+    if not len(runs): return pd.DataFrame()
+    out = []
+    for _, r in runs.iterrows():
+        cfg = r.metrics.get("config", {}) if isinstance(r.metrics, dict) else {}
+        out.append({"run": r.run_id, "loss": "label words" if cfg.get("restrict_loss") else "full vocabulary", "lr": f"{r.lr:g}",
+                    "ε": r.eps_label, "σ": f"{r.sigma:.3g}" if r.sigma is not None and np.isfinite(r.sigma) else "–",
+                    "B": r.batch_size, "steps": r.steps, "acc. (%)": f"{r.acc0:.1f} → {r.acc:.1f}",
+                    "bal. acc. (%)": f"{r.bal_acc0:.1f} → {r.bal_acc:.1f}", "AUROC": f"{r.auroc0:.2f} → {r.auroc:.2f}",
+                    "predicted positive": f"{r.pos_share0:.2f} → {r.pos_share:.2f}", "label-word loss": f"{r.label_loss0:.3f} → {r.label_loss:.3f}"})
+    return pd.DataFrame(out)
 
 # %% ../nbs/09c_report.ipynb #ac71b892
 def _fmt_acc(m, sd=math.nan, n=None) -> str:
@@ -227,19 +241,52 @@ def show_table(df:pd.DataFrame|None, # the table
     elif empty: md(f"*{empty}*")
 
 def show(fig:Figure|None, # a figure (None: nothing to show)
-         name:str|None=None, # file name for the PNG (without .png)
-         figdir:str|Path|None=None, # also save the PNG here
+         name:str, # file name for the PNG (without .png), saved under `figdir`
+         figdir:str|Path, # the report's figures/ folder
+         alt:str, # what the figure shows, for a reader who cannot see it
          empty:str|None=None, # what to say when there is no figure (None: nothing)
         ):
-    "Show a figure in a notebook as a PNG output named `name`.png, and save it to `figdir`."
-    from IPython.display import Image, display
+    "Show a figure with its alt text (HTML: inline PNG; Markdown: figures/`name`.png) and save it to `figdir`."
+    import base64, html
+    from IPython.display import display
     if fig is None: return md(f"*{empty}*" if empty else "")
+    if not alt.strip(): raise ValueError(f"figure {name!r}: give it alt text")
     png = fig_png(fig)
-    if name and figdir:
-        Path(figdir).mkdir(parents=True, exist_ok=True); (Path(figdir)/f"{name}.png").write_bytes(png)
-    display(Image(data=png, format="png"), metadata={"filename": f"{name}.png"} if name else {})
+    Path(figdir).mkdir(parents=True, exist_ok=True); (Path(figdir)/f"{name}.png").write_bytes(png)
+    src = f"data:image/png;base64,{base64.b64encode(png).decode()}"
+    display({"text/html": f'<img src="{src}" alt="{html.escape(alt)}">',
+             "text/markdown": f"![{alt}]({Path(figdir).name}/{name}.png)"}, raw=True)
+
 
 # %% ../nbs/09c_report.ipynb #0b0178b3
+PAGE_CSS = """
+body { font: 15px/1.5 system-ui, -apple-system, "Segoe UI", Roboto, sans-serif; color: #1d1d1f; margin: 0; }
+main { max-width: 1100px; margin: 0 auto; padding: 1.5em 1.2em 4em; }
+h1 { font-size: 1.7em; } h2 { margin-top: 2em; border-bottom: 1px solid #ddd; } h3 { margin-top: 1.5em; }
+img { max-width: 100%; height: auto; display: block; margin: 0.8em 0; }
+table { border-collapse: collapse; font-size: 0.85em; margin: 0.8em 0; display: block; overflow-x: auto; max-width: 100%; }
+th, td { border: 1px solid #ddd; padding: 0.25em 0.5em; text-align: left; vertical-align: top; }
+th { background: #f4f4f6; } td { font-variant-numeric: tabular-nums; }
+code { font: 0.9em ui-monospace, SFMono-Regular, Menlo, Consolas, monospace; white-space: nowrap; background: #f4f4f6; padding: 0 0.2em; }
+pre code { white-space: pre; } pre { overflow-x: auto; background: #f4f4f6; padding: 0.6em; }
+blockquote { margin: 0.8em 0; padding: 0 1em; border-left: 3px solid #ccc; color: #444; }
+"""
+
+def page(body:str, # the notebook's outputs as HTML (nbconvert's `basic` template: no page, no scripts)
+         title:str, # the page's title
+        ) -> str:
+    "A page that stands alone offline: our title and style, no script, no font or stylesheet from elsewhere"
+    import html
+    return (f'<!DOCTYPE html>\n<html lang="en">\n<head>\n<meta charset="utf-8">\n'
+            f'<meta name="viewport" content="width=device-width, initial-scale=1">\n<title>{html.escape(title)}</title>\n'
+            f"<style>{PAGE_CSS}</style>\n</head>\n<body>\n<main>\n{body}\n</main>\n</body>\n</html>\n")
+
+def _title(nb) -> str:
+    "The notebook's `title` metadata, else its first level-1 heading, as the page title"
+    if nb.metadata.get("title"): return nb.metadata["title"]
+    heads = [l[2:].strip() for c in nb.cells if c.cell_type == "markdown" for l in c.source.splitlines() if l.startswith("# ")]
+    return heads[0] + " · dptie" if heads else "dptie report"
+
 def export_notebook(nb_path:str|Path, # an executed notebook
                     out:str|Path, # folder for <stem>.html, <stem>.md and figures/
                     stem:str="report", # file name of the outputs
@@ -254,15 +301,16 @@ def export_notebook(nb_path:str|Path, # an executed notebook
     for c in nb.cells:
         if c.cell_type == "code": c.outputs = [o for o in c.get("outputs", []) if not (o.get("output_type") == "stream" and o.get("name") == "stderr")]
     common = dict(exclude_input=True, exclude_input_prompt=True, exclude_output_prompt=True)
-    html, _ = HTMLExporter(**common).from_notebook_node(nb)
-    (out/f"{stem}.html").write_text(html)
+    body, _ = HTMLExporter(template_name="basic", **common).from_notebook_node(nb)
+    (out/f"{stem}.html").write_text(page(body, _title(nb)))
     c = Config(); c.NbConvertBase.display_data_priority = ["text/markdown", "image/png", "image/jpeg", "image/svg+xml", "text/html", "text/plain"]
     c.ExtractOutputPreprocessor.enabled = True
     text, res = MarkdownExporter(config=c, **common).from_notebook_node(nb, resources=dict(output_files_dir="figures", unique_key=stem))
     for fn, data in (res.get("outputs") or {}).items():
         p = out/fn; p.parent.mkdir(parents=True, exist_ok=True); p.write_bytes(data)
     (out/f"{stem}.md").write_text(text)
-    return dict(html=out/f"{stem}.html", md=out/f"{stem}.md", figures=sorted(out/fn for fn in (res.get("outputs") or {})))
+    return dict(html=out/f"{stem}.html", md=out/f"{stem}.md", figures=sorted((out/"figures").glob("*.png")))
+
 
 # %% ../nbs/09c_report.ipynb #ff5fa9a6
 def render_report(runs_dir:str|Path="reports/runs", # folder of the runs
@@ -270,19 +318,24 @@ def render_report(runs_dir:str|Path="reports/runs", # folder of the runs
                   out:str|Path="reports", # report.html, report.md, report.ipynb and figures/ go here
                   paper:str|Path|None=None, # seed-paper.json (None: $DPTIE_ASSETS/../reference/seed-paper.json)
                   template:str|Path|None=None, # the report template (default nbs/study/report.ipynb)
+                  appendix_runs:str|Path|None=None, # runs shown in the appendix (the pilot's), or None
                   timeout:int=1800, # seconds a cell may run
                  ) -> dict:
     "Execute the report template over the runs and write report.html and report.md (with figures) to `out`."
     import papermill as pm
+    from dptie_nb.sweep import kernel_manager
     out = Path(out).resolve(); out.mkdir(parents=True, exist_ok=True)
+
     template = Path(template or STUDY/"report.ipynb")
     if not template.exists(): raise FileNotFoundError(f"no report template at {template}; run from a clone of the repository")
     params = dict(runs_dir=str(Path(runs_dir).resolve()), bench=str(Path(bench).resolve()) if bench else None,
-                  out=str(out), paper=str(Path(paper).resolve()) if paper else None)
+                  out=str(out), paper=str(Path(paper).resolve()) if paper else None,
+                  appendix_runs=str(Path(appendix_runs).resolve()) if appendix_runs else None)
+
     executed, err = out/"report.ipynb", None
     try:
         pm.execute_notebook(str(template), str(executed), parameters=params, kernel_name="python3", progress_bar=False,
-                            cwd=str(out), execution_timeout=timeout)
+                            cwd=str(out), execution_timeout=timeout, kernel_manager_class=kernel_manager())
     except pm.PapermillExecutionError as e: err = e
     res = dict(export_notebook(executed, out), notebook=executed)
     if err is not None: raise err
@@ -291,11 +344,27 @@ def render_report(runs_dir:str|Path="reports/runs", # folder of the runs
 def main(argv=None):
     "`dptie report`: render the report from the runs, the benchmark and the seed paper's numbers."
     ap = argparse.ArgumentParser(prog="dptie report", description=render_report.__doc__)
+    ap.add_argument("--preset", default="default", help="the preset whose study to report: its folder is reports/PRESET")
+    ap.add_argument("--out", default=None, help="report.html, report.md and figures/ go here (default: reports/PRESET)")
     ap.add_argument("--runs", default=None, help="folder of the runs (default: OUT/runs)")
-    ap.add_argument("--bench", default=None, help="the benchmark JSON (default: OUT/bench/bench.json; may be missing)")
-    ap.add_argument("--out", default="reports", help="report.html, report.md and figures/ go here")
+    ap.add_argument("--bench", default=None, help="the benchmark JSON (default: reports/bench/bench.json, the engine "
+                                                  "benchmark every preset shares; may be missing)")
     ap.add_argument("--paper", default=None, help="seed-paper.json (default: $DPTIE_ASSETS/../reference/seed-paper.json)")
     a = ap.parse_args(argv)
-    res = render_report(a.runs or Path(a.out)/"runs", a.bench or Path(a.out)/"bench"/"bench.json", a.out, a.paper)
-    print(f"dptie report: {res['html']}, {res['md']} ({len(res['figures'])} figures)")
+    out = Path(a.out or Path("reports")/a.preset)
+    from dptie_nb.sweep import load_presets
+    appendix = (load_presets().get(a.preset) or {}).get("appendix")
+  # a preset whose runs this report shows in an appendix (the pilot)
+    runs_dir = Path(a.runs or out/"runs")
+    runs, skipped = load_runs(runs_dir)
+    for s in skipped: print(f"dptie report: skipped {s['run_id'] or s['path']}: {s['reason']}", file=sys.stderr)
+
+    res = render_report(runs_dir, a.bench or Path("reports")/"bench"/"bench.json", out, a.paper,
+                        appendix_runs=Path("reports")/appendix/"runs" if appendix else None)
+    print(f"dptie report: {len(runs)} runs -> {res['html']}, {res['md']} ({len(res['figures'])} figures)")
+    if not len(runs):
+        print(f"dptie report: no readable run in {runs_dir} (each needs a metrics.json with status ok): run "
+              f"`dptie sweep --preset {a.preset}` first, or pass --runs", file=sys.stderr)
+        return 1
     return 0
+

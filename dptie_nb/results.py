@@ -4,7 +4,7 @@
 
 # %% ../nbs/09_results.ipynb #9b875a50
 from __future__ import annotations
-import base64, json, math, os
+import base64, json, math, os, sys
 from pathlib import Path
 
 import numpy as np
@@ -12,13 +12,14 @@ import pandas as pd
 from scipy import optimize, stats
 
 from .bench import MODE_LABELS
-from .config import NONPRIVATE, SAME_SETTING, eps_label
+from .config import CLIP_ONLY, NONPRIVATE, SAME_SETTING, eps_label
+
 
 # %% auto #0
 __all__ = ['TASK_ORDER', 'GLUE_TRAIN_ROWS', 'NONPRIVATE_IGNORED', 'PARTS', 'TOTAL_KEYS', 'RUN_COLUMNS', 'BELOW_ACC', 'POINTS',
            'PANEL_KEYS', 'SUMMARY_COLUMNS', 'DIFF_COLUMNS', 'EQUIV_MARGIN', 'PRIMARY_EXTRA', 'COMPARISON_COLUMNS',
            'EVALS_COLUMNS', 'MODE_ORDER', 'BASELINE_MODE', 'BENCH_COLUMNS', 'NORMS_COLUMNS', 'ACCOUNTANT_COLUMNS',
-           'task_key', 'eps_key', 'arm_of', 'setting_of', 'part_index', 'part_keys', 'part_label', 'run_parts',
+           'task_key', 'eps_key', 'is_dp', 'arm_of', 'setting_of', 'part_index', 'part_keys', 'part_label', 'run_parts',
            'part_shares', 'MissingKey', 'get_key', 'chance_of', 'eval_fields', 'predicts_one_class', 'unpack_bits',
            'mechanism_fields', 'run_row', 'load_runs', 't_interval', 'with_variants', 'summarise', 'paired_diffs',
            'holm', 'tost', 'mde', 'mcnemar', 'check_primary', 'primary_of', 'comparisons', 'history_frame',
@@ -34,8 +35,12 @@ def task_key(task:str) -> tuple:
     return (TASK_ORDER.index(task) if task in TASK_ORDER else len(TASK_ORDER), task)
 
 def eps_key(label:str) -> float:
-    "Sort key of an ε label: finite ε ascending, then non-private."
-    return math.inf if label == NONPRIVATE else float(label)
+    "Sort key of an ε label: finite ε ascending, then the clip-only control, then non-private."
+    return math.inf if label == NONPRIVATE else sys.float_info.max if label == CLIP_ONLY else float(label)
+
+def is_dp(label:str) -> bool:
+    "Whether an ε label is a DP arm (not the clip-only or non-private control)"
+    return label not in (NONPRIVATE, CLIP_ONLY)
 
 # %% ../nbs/09_results.ipynb #f296d592
 NONPRIVATE_IGNORED = ("engine", "max_grad_norm", "accountant", "delta")
@@ -169,12 +174,15 @@ def run_row(m:dict, # a metrics dict
     if get_key(m, "final.dev_acc") is None: raise MissingKey("final.dev_acc")
     priv, env = m.get("privacy") or {}, m.get("environment") or {}
     eps, params = cfg.get("epsilon"), get_key(m, "model_info.params", {}) or {}
+    sigma0 = eps is not None and cfg.get("sigma") == 0  # the clip-only control: no ε, no privacy
+
     fin = lambda k: get_key(m, f"final.{k}", None)
     data = lambda k: get_key(m, f"data.{k}", None)
     ev, acc = eval_fields(m), 100 * float(fin("dev_acc"))
     return dict(run_id=m.get("run_id", Path(path).parent.name), path=str(path), task=cfg["task"], model=cfg.get("model"),
                 regime=cfg.get("regime", "pretrained"), tying=cfg["tying"], arm=arm_of(cfg), head_init=cfg.get("head_init"),
-                epsilon=float("nan") if eps is None else float(eps), eps_label=eps_label(eps), private=eps is not None,
+                epsilon=float("nan") if eps is None or sigma0 else float(eps), eps_label=eps_label(eps, cfg.get("sigma")),
+                private=eps is not None and not sigma0,
                 seed=int(cfg["seed"]), setting=setting_of(cfg), acc=acc, dev_loss=fin("dev_loss"), chance=chance_of(m),
                 **ev, one_class=predicts_one_class(ev["pos_share"], acc, data("dev.label_counts")),
                 **{k: cfg.get(k) for k in ("lr", "optimizer", "batch_size", "epochs", "max_grad_norm", "engine", "accountant",

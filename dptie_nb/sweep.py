@@ -13,8 +13,8 @@ from .files import atomic_write_json
 from .config import NEUTRAL, STUDY, RunConfig, config_diff, defaults, parse_epsilon
 
 # %% auto #0
-__all__ = ['load_presets', 'expand', 'template_path', 'check_parameters', 'run_status', 'run_one', 'check_assets', 'run_sweep',
-           'main']
+__all__ = ['load_presets', 'expand', 'kernel_manager', 'template_path', 'check_parameters', 'run_status', 'run_one',
+           'check_assets', 'preset_dir', 'run_sweep', 'main']
 
 # %% ../nbs/08_sweep.ipynb #9dd65e9b
 def load_presets(path:str|Path|None=None) -> dict:
@@ -28,7 +28,16 @@ _DEFAULTS = defaults()
 
 def _value(k, v): return parse_epsilon(v) if k == "epsilon" else v
 
+def _crossed(entries:list[dict]) -> list[dict]:
+    "Each entry's list values crossed, so that one `extra` line can be a small grid of its own"
+    out = []
+    for e in entries:
+        lists = {k: v for k, v in e.items() if isinstance(v, list)}
+        out += [{**e, **dict(zip(lists, vals))} for vals in itertools.product(*lists.values())]
+    return out
+
 def expand(name:str, # preset name
+
            presets:dict|None=None, # presets (default: nbs/study/presets.toml)
           ) -> list[RunConfig]:
     "The runs of a preset: base settings, crossed with the grid (and the variants), plus any extra runs; then its `when` rules."
@@ -40,7 +49,7 @@ def expand(name:str, # preset name
         if not isinstance(v, list) or not v: raise ValueError(f"preset {name!r}: grid entry {k!r} must be a non-empty list")
     cells = [dict(zip(grid, vals)) for vals in itertools.product(*grid.values())] if grid else []
     variants = p.get("variants") or [{}]
-    runs = [{**base, **var, **cell} for var in variants for cell in cells] + [{**base, **e} for e in p.get("extra", [])]
+    runs = [{**base, **var, **cell} for var in variants for cell in cells] + [{**base, **e} for e in _crossed(p.get("extra", []))]
     runs = [{k: _value(k, v) for k, v in r.items()} for r in runs]
     for rule in p.get("when", []):
         if set(rule) != {"if", "set"}: raise ValueError(f"preset {name!r}: a `when` rule needs exactly the keys 'if' and 'set', got {sorted(rule)}")
@@ -55,6 +64,23 @@ def expand(name:str, # preset name
     return cfgs
 
 # %% ../nbs/08_sweep.ipynb #37c6e200
+def kernel_manager():
+    "The kernel manager papermill starts our notebooks with: IPC sockets in a folder of each kernel's own (no TCP port to warn about, none shared by two kernels)"
+    import shutil, tempfile
+    from jupyter_client.manager import AsyncKernelManager
+    class IPCKernelManager(AsyncKernelManager):
+        def __init__(self, *a, **k):
+            super().__init__(*a, **k)
+            self.transport, self.ip = "ipc", str(Path(tempfile.mkdtemp(prefix="dptie-kernel-"))/"ipc")
+        async def _async_cleanup_resources(self, restart:bool=False):  # what shutdown awaits: the socket files, then their folder
+            await super()._async_cleanup_resources(restart)
+            if not restart: shutil.rmtree(Path(self.ip).parent, ignore_errors=True)
+        cleanup_resources = _async_cleanup_resources
+
+
+    return IPCKernelManager
+
+
 def template_path(name:str="experiment") -> Path:
     "A papermill template under nbs/study/."
     p = STUDY/f"{name}.ipynb"
@@ -80,7 +106,7 @@ def run_status(run_dir:Path, cfg:RunConfig|None=None) -> str:
     return "failed" if (run_dir/"failed.json").exists() else "missing"
 
 def run_one(cfg:RunConfig, # the run
-            out:str|Path="reports", # the runs go to out/runs/<run-id>/
+            out:str|Path, # the runs go to out/runs/<run-id>/
             template:Path|None=None, # the experiment template
            ) -> dict:
     "Execute the experiment notebook for `cfg`; return its status, never raise for the run's own failure."
@@ -96,7 +122,8 @@ def run_one(cfg:RunConfig, # the run
     try:
         # no `cwd=`: papermill would chdir the whole process, and the other jobs' threads resolve paths against it
         pm.execute_notebook(str(template), str(run_dir/"experiment.ipynb"), parameters=params, kernel_name="python3",
-                            progress_bar=False)
+                            progress_bar=False, kernel_manager_class=kernel_manager())
+
     except Exception as e:
         err = f"{type(e).__name__}: {str(e)[-2000:]}"
         atomic_write_json(run_dir/"failed.json", dict(run_id=cfg.run_id(), config=asdict(cfg), error=err, seconds=time.time() - t0))
@@ -120,16 +147,22 @@ def check_assets(cfgs:list) -> None:
         if missing: raise AssetNotFound(f"task {task!r}: {', '.join(missing)} not found in DPTIE_ASSETS={str(root)!r}")
 
 # %% ../nbs/08_sweep.ipynb #a9c94c01
+def preset_dir(preset:str, # preset name
+               root:str|Path="reports", # where every preset's folder lies
+              ) -> Path:
+    "A preset's own folder, `reports/<preset>`: its runs, figures and report, apart from every other preset's"
+    return Path(root)/preset
+
 def run_sweep(preset:str, # preset name
               jobs:int=1, # notebooks run at the same time
-              out:str|Path="reports", # the runs go to out/runs/
+              out:str|Path|None=None, # the runs go to out/runs/ (default: `preset_dir(preset)`)
               presets:dict|None=None, # presets (default: nbs/study/presets.toml)
               only:str|None=None, # run only runs whose name contains this
               template:Path|None=None, # the experiment template
               log=print, # where progress lines go
              ) -> list[dict]:
     "Run every missing run of a preset, `jobs` at a time; a line per run; failures are recorded, not raised."
-    cfgs, out = expand(preset, presets), Path(out).resolve()
+    cfgs, out = expand(preset, presets), Path(out or preset_dir(preset)).resolve()
     if only: cfgs = [c for c in cfgs if only in c.run_id()]
     if not cfgs: raise ValueError(f"preset {preset!r}: no run matches only={only!r}")
     if jobs < 1: raise ValueError(f"jobs={jobs} must be at least 1")
@@ -163,12 +196,13 @@ def main(argv=None):
     ap = argparse.ArgumentParser(prog="dptie sweep", description=run_sweep.__doc__)
     ap.add_argument("--preset", required=True, help="preset name from nbs/study/presets.toml (see --list)")
     ap.add_argument("--jobs", type=int, default=1, help="notebooks run at the same time")
-    ap.add_argument("--out", default="reports", help="results go to OUT/runs/<run-id>/")
+    ap.add_argument("--out", default=None, help="results go to OUT/runs/<run-id>/ (default: reports/PRESET)")
     ap.add_argument("--only", default=None, help="run only the runs whose name contains this")
     ap.add_argument("--presets", default=None, help="another presets TOML file")
     ap.add_argument("--list", action="store_true", help="list the preset's runs and their status (ok, stale: made with other settings, partial, failed, missing), run nothing")
     a = ap.parse_args(argv)
-    presets = load_presets(a.presets)
+    presets, a.out = load_presets(a.presets), a.out or preset_dir(a.preset)
+
     if a.list:
         for c in expand(a.preset, presets): print(f"{run_status(Path(a.out)/'runs'/c.run_id(), c):8s} {c.run_id()}")
         return 0

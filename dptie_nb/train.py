@@ -20,13 +20,13 @@ from .engine import make_engine
 from .model import build_model, class_loss, param_counts, predict
 
 # %% auto #0
-__all__ = ['DIAGNOSTICS', 'TRAIN_DIAGNOSTICS', 'EVAL_FIELDS', 'environment', 'params_sha256', 'peak_memory_mb', 'privacy_scope',
-           'make_model', 'auroc', 'dev_metrics', 'pack_bits', 'evaluate', 'make_optimizer', 'save_checkpoint',
-           'load_checkpoint', 'train', 'norm_split', 'initial_embedding', 'head_drift', 'train_args', 'train_parser',
-           'main', 'launch_train']
+__all__ = ['DIAGNOSTICS', 'TRAIN_DIAGNOSTICS', 'EVAL_FIELDS', 'VERIFY_EXAMPLES', 'environment', 'git_state', 'file_sha256',
+           'provenance', 'params_sha256', 'peak_memory_mb', 'privacy_scope', 'make_model', 'auroc', 'dev_metrics',
+           'pack_bits', 'evaluate', 'make_optimizer', 'save_checkpoint', 'load_checkpoint', 'train', 'norm_split',
+           'initial_embedding', 'head_drift', 'train_args', 'train_parser', 'main', 'launch_train']
 
 # %% ../nbs/07_train.ipynb #7312b362
-from .config import ENGINES, OPTIMIZERS, RunConfig, versions   # the run schema: chapter 00b_config
+from .config import ENGINES, OPTIMIZERS, RunConfig, scratch_out, versions   # the run schema: chapter 00b_config
 
 # %% ../nbs/07_train.ipynb #10d9b960
 def environment(device:str="cpu") -> dict:
@@ -35,7 +35,35 @@ def environment(device:str="cpu") -> dict:
     if device.startswith("cuda") and torch.cuda.is_available(): env["gpu"] = torch.cuda.get_device_name()
     return env
 
+def git_state(root:Path|None) -> dict|None:
+    "The commit of the project's clone and whether tracked files differ from it (None outside a git clone)"
+    if root is None: return None
+    def git(*a):
+        r = subprocess.run(["git", "-C", str(root), *a], capture_output=True, text=True, timeout=30)
+        return r.stdout.strip() if r.returncode == 0 else None
+    commit = git("rev-parse", "HEAD")
+    return None if commit is None else dict(commit=commit, dirty=bool(git("status", "--porcelain", "--untracked-files=no")))
+
+def file_sha256(path:Path) -> str:
+    "sha256 of a file's bytes"
+    import hashlib
+    h = hashlib.sha256()
+    with open(path, "rb") as f:
+        for b in iter(lambda: f.read(1 << 20), b""): h.update(b)
+    return h.hexdigest()
+
+def provenance(cfg:RunConfig) -> dict:
+    "What a run was made from: the code's git commit (and whether it had changes), the sha256 of the model's weights and of the task's data files"
+    from dptie_nb.assets import _WEIGHT_FILES, GLUE_TASKS, assets_root, model_source, project_root
+    files = {}
+    if cfg.regime == "pretrained" and isinstance(src := model_source(cfg.model).src, Path):
+        files.update({f"model/{f}": src/f for f in _WEIGHT_FILES if (src/f).is_file()})
+    if (root := assets_root()) is not None:
+        files.update({f"data/{cfg.task}/{s}.tsv": root/"glue"/GLUE_TASKS[cfg.task]/f"{s}.tsv" for s in ("train", "dev")})
+    return dict(code=git_state(project_root()), sha256={k: file_sha256(p) for k, p in files.items() if p.is_file()})
+
 def params_sha256(model) -> str:
+
     "A fingerprint of the model's parameters (bitwise), to check that two runs ended in the same place."
     import hashlib
     h = hashlib.sha256()
@@ -219,7 +247,8 @@ def _metrics(r:_Run) -> dict:
     m = dict(schema=1, run_id=cfg.run_id(), status="running", error=None, config=asdict(cfg),
              model_info=dict(r.model.dptie_info, params=param_counts(r.model),
                              **({} if r.e0 is None else dict(head_drift_init=head_drift(r.model, r.e0)))),
-             environment=environment(cfg.device),
+             environment=environment(cfg.device), provenance=provenance(cfg),
+
              data=dict(train=_public_meta(r.tr.meta, cfg), dev=r.dev.meta),
              privacy=dict(private=cfg.private, delta=r.delta, sample_rate=r.q, planned_steps=r.steps, noise_multiplier=r.sigma,
                           expected_batch_size=r.ebs, accountant_for_calibration=cfg.accountant,
@@ -230,7 +259,16 @@ def _metrics(r:_Run) -> dict:
     if not r.model.dptie_info["pretrained"]: m["warning"] = f"{cfg.model} was randomly initialised (regime={cfg.regime!r})"
     return m
 
+def _refuse_finished(out:Path):
+    "Fail when `out` holds a finished run: a new run there would overwrite its results"
+    f = out/"metrics.json"
+    try: done = f.exists() and json.loads(f.read_text()).get("status") == "ok"
+    except (json.JSONDecodeError, OSError): done = False
+    if done: raise ValueError(f"{out} holds a finished run ({f}, status ok): choose another --out, or pass --overwrite "
+                              "(train(..., overwrite=True)) to train it again there")
+
 def _resume(r:_Run):
+
     "Continue from the run's checkpoint, if any; count the steps a secure run began after it"
     if r.ck is not None and r.ck.exists():
         st = load_checkpoint(r.ck, r.cfg)
@@ -239,6 +277,7 @@ def _resume(r:_Run):
         r.ledger = PrivacyLedger.from_dict(st["ledger"])
         r.m.update(history=json.loads(st["history"]), evals=json.loads(st["evals"]), resumed_from_step=st["step"])
         r.step_times, r.start = list(st["step_times"]), st["step"]
+        if r.rank == 0: print(f"{r.cfg.run_id()}: resuming from step {r.start} of {r.steps} ({r.ck})", file=sys.stderr)
     lost = _steps_begun(r.rel, r.cfg) - r.ledger.steps  # secure: steps begun after the last checkpoint, their updates lost
     if lost > 0: r.ledger.step(r.sigma, r.q, lost)  # their noise and batches may have been released: counted, never replayed
 
@@ -298,9 +337,11 @@ def train(cfg:RunConfig, # the run
           out:str|Path|None=None, # folder for metrics.json (None: write nothing)
           progress:bool=True, # show a progress bar
           data:tuple|None=None, # (train, dev) `EncodedTask`s, to skip loading (tests)
+          overwrite:bool=False, # train again into an `out` that holds a finished run (else: refused)
          ) -> dict:
     "Run one experiment and return (and write) its metrics"
     t0 = time.time()
+    if out is not None and not overwrite: _refuse_finished(Path(out))
     if cfg.num_threads: torch.set_num_threads(cfg.num_threads)
     r = _prepare(cfg, out, data)
     r.m = _metrics(r)
@@ -309,6 +350,8 @@ def train(cfg:RunConfig, # the run
     _resume(r)
     bar = _progress(r.steps, progress and r.rank == 0, cfg.run_id())
     bar.update(r.start)
+    eps = None
+
     try:
         if r.ws > 1: check_same(params_sha256(r.model), "initial parameters")
         if r.start == 0: _evaluate(r, 0)
@@ -317,7 +360,8 @@ def train(cfg:RunConfig, # the run
             row, last, at_eval = _step(r, step), step + 1 == r.steps, (step + 1) % eval_k == 0
             if (step + 1) % log_k == 0 or last:
                 row = _log(r, step, row, at_eval or last)
-                bar.set_postfix(loss=f"{row.get('loss') or float('nan'):.3f}", **({"eps_rdp": f"{row['eps_rdp']:.2f}"} if cfg.private else {}))
+                eps = row.get(f"eps_{cfg.accountant}", eps)  # the calibrating accountant's ε (PRV: at evaluations, the last one)
+                bar.set_postfix(loss=f"{row.get('loss') or float('nan'):.3f}", **({f"eps_{cfg.accountant}": f"{eps:.2f}"} if cfg.private and eps is not None else {}))
             if at_eval or last: _evaluate(r, step + 1, last); write()
             if r.ck is not None and r.rank == 0 and (step + 1) % cfg.checkpoint_every == 0 and not last:
                 save_checkpoint(r.ck, step + 1, r.model, r.opt, r.gen, r.ledger, r.m, r.step_times)
@@ -334,18 +378,25 @@ def train(cfg:RunConfig, # the run
     return r.m
 
 def _progress(total, show, desc):
-    from tqdm.auto import tqdm
+    from tqdm.std import tqdm  # plain text: a terminal, a JupyterLab cell and a papermill notebook all show it (no widgets needed)
     return tqdm(total=total, disable=not show, desc=desc, mininterval=2)
 
 # %% ../nbs/07_train.ipynb #68e44f19
+VERIFY_EXAMPLES = 16  # examples of a run's first DP step checked by per-example autograd
+
+def _cuts(n:int, micro:int, verify:bool=False) -> list[tuple[int, int]]:
+    "Micro-batch bounds over `n` sorted examples; when the next backward is verified, the first holds at most `VERIFY_EXAMPLES`"
+    first = min(micro, VERIFY_EXAMPLES) if verify else micro
+    return [(0, min(first, n))] * (n > 0) + [(s, min(s + micro, n)) for s in range(first, n, micro)]
+
 def _one_step(model, engine, cfg, tr, idx) -> dict:
     "One logical batch: micro-batches through `engine.backward`, then one `engine.step()`; the row to log"
     row, (rank, ws) = dict(batch_size=len(idx)), world()
     all_l, all_n, parts = [], [], {}
     mine = shard(idx, rank, ws)  # this rank's share (all of it in one process)
     mine = mine[np.argsort([len(tr.input_ids[i]) for i in mine], kind="stable")]  # micro-batches of like lengths: less padding
-    for s in range(0, len(mine), cfg.micro_batch_size):
-        b = _to(collate(tr, mine[s:s + cfg.micro_batch_size]), cfg.device)
+    for s, e in _cuts(len(mine), cfg.micro_batch_size, getattr(engine, "verify_next", False)):
+        b = _to(collate(tr, mine[s:e]), cfg.device)
         losses, _ = class_loss(model, b, cfg.restrict_loss)
         norms = engine.backward(losses)
         all_l.append(losses.detach().double().cpu())
@@ -418,16 +469,17 @@ def train_parser() -> argparse.ArgumentParser:
         typ = next((t for t in (bool, int, float) if t in typing.get_args(hints[k]) or hints[k] is t), str)
         ch = f" (one of {', '.join(CHOICES[k])})" if k in CHOICES else ""
         ap.add_argument(f"--{k.replace('_', '-')}", dest=k, default=d, type=lambda v, t=typ: _parse_opt(v, t), help=helps[k] + ch)
-    ap.add_argument("--out", default=None, help="folder for metrics.json (default: reports/runs/<run-id>)")
+    ap.add_argument("--out", default=None, help="folder for metrics.json (default: scratch/runs/<run-id> in the project, git-ignored)")
+    ap.add_argument("--overwrite", action="store_true", help="train again into an --out that holds a finished run")
     return ap
 
 # %% ../nbs/07_train.ipynb #a7e01c02
 def main(argv=None):
     "`dptie train`: one run, its metrics written to --out"
     a = vars(train_parser().parse_args(argv))
-    out = a.pop("out")
+    out, overwrite = a.pop("out"), a.pop("overwrite")
     cfg = RunConfig.from_dict(a)
-    m = train(cfg, out or Path("reports")/"runs"/cfg.run_id())
+    m = train(cfg, out or scratch_out(cfg.run_id()), overwrite=overwrite)
     if world()[0] == 0:
         print(json.dumps(dict(run_id=m["run_id"], dev_acc=m["final"]["dev_acc"], epsilon_prv=m["privacy"].get("epsilon_prv"),
                               epsilon_rdp=m["privacy"].get("epsilon_rdp")), indent=1))
