@@ -41,7 +41,8 @@ def eps_label(epsilon, sigma:float|None=None) -> str:
 # %% ../nbs/00b_config.ipynb #5a30b6b2
 ENGINES = ("dptie", "opacus", "none")
 OPTIMIZERS = ("sgd", "adam", "adamw")
-CHOICES = dict(regime=("pretrained", "random"), tying=("tied", "untied"), head_init=("copy", "random"),
+CHOICES = dict(regime=("pretrained", "random"), tying=("tied", "untied"), head_init=("copy", "random"), lr_schedule=("constant", "linear"),
+
                optimizer=OPTIMIZERS, engine=ENGINES, accountant=("prv", "rdp"), device=("cpu", "cuda"), diagnostics=("on", "off"))
 
 def opt(default, help:str):
@@ -61,6 +62,7 @@ class RunConfig:
     sigma: float|None = opt(None, 'noise multiplier σ; None calibrates it to epsilon, 0 is the clip-only control (no privacy)')
     seed: int = opt(0, 'training seed (sampling, noise, dropout, random init)')
     lr: float = opt(5e-4, 'learning rate')
+    lr_schedule: str = opt("constant", '"constant", or "linear": decays from lr to lr/steps over the run')
     optimizer: str = opt("adam", 'sgd, adam or adamw')
     batch_size: int = opt(32, 'expected batch size qN for DP runs; the batch size otherwise')
     epochs: float = opt(1.0, 'passes over the training data')

@@ -13,7 +13,7 @@ from matplotlib.figure import Figure
 
 from .config import STUDY
 from .figures import fig_png
-from .findings import cell_text, ci_text, comparison_verdict, pct, signed, values_text, verdict
+from .findings import cell_text, ci_text, comparison_verdict, pct, shown_path, signed, values_text, verdict
 from .results import (BASELINE_MODE, DIFF_COLUMNS, MODE_LABELS, POINTS, bench_status, comparisons, eps_key, eps_label, mode_order,
                               norms_table, paired_diffs, paper_gaps, paper_memory, part_keys, part_label, summarise, task_key, with_variants, load_runs)
 
@@ -209,8 +209,10 @@ def environment_table(runs:pd.DataFrame) -> pd.DataFrame:
     return pd.DataFrame([dict(json.loads(e), runs=int(n)) for e, n in pd.Series(envs).value_counts(sort=False).items()])
 
 def skipped_table(skipped:list[dict]) -> pd.DataFrame:
-    "The files that were not used, with the reason."
-    return pd.DataFrame(skipped, columns=["run_id", "reason", "path"])
+    "The files that were not used, with the reason (paths as `shown_path` prints them)."
+    df = pd.DataFrame(skipped, columns=["run_id", "reason", "path"])
+    return df.assign(path=[shown_path(p) if p else p for p in df.path])
+
 
 # %% ../nbs/09c_report.ipynb #83b4ce29
 def md_table(df:pd.DataFrame) -> str:

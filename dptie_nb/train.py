@@ -22,8 +22,8 @@ from .model import build_model, class_loss, param_counts, predict
 # %% auto #0
 __all__ = ['DIAGNOSTICS', 'TRAIN_DIAGNOSTICS', 'EVAL_FIELDS', 'VERIFY_EXAMPLES', 'environment', 'git_state', 'file_sha256',
            'provenance', 'params_sha256', 'peak_memory_mb', 'privacy_scope', 'make_model', 'auroc', 'dev_metrics',
-           'pack_bits', 'evaluate', 'make_optimizer', 'save_checkpoint', 'load_checkpoint', 'train', 'norm_split',
-           'initial_embedding', 'head_drift', 'train_args', 'train_parser', 'main', 'launch_train']
+           'pack_bits', 'evaluate', 'make_optimizer', 'save_checkpoint', 'load_checkpoint', 'lr_at', 'train',
+           'norm_split', 'initial_embedding', 'head_drift', 'train_args', 'train_parser', 'main', 'launch_train']
 
 # %% ../nbs/07_train.ipynb #7312b362
 from .config import ENGINES, OPTIMIZERS, RunConfig, scratch_out, versions   # the run schema: chapter 00b_config
@@ -282,12 +282,19 @@ def _resume(r:_Run):
     if lost > 0: r.ledger.step(r.sigma, r.q, lost)  # their noise and batches may have been released: counted, never replayed
 
 # %% ../nbs/07_train.ipynb #a7e01b02
+def lr_at(cfg:RunConfig, step:int, steps:int) -> float:
+    "The learning rate of step `step` (from 0) of `steps`: `cfg.lr`, or with the linear schedule lr·(1 − step/steps)"
+    return cfg.lr * (1 - step / steps) if cfg.lr_schedule == "linear" else cfg.lr
+
 def _step(r:_Run, step:int) -> dict:
+
     "One logical batch of the run: drawn, trained on, counted; its row"
     ts = time.time()
     if r.rel is not None and r.rank == 0:  # on disk before the step can release anything
         atomic_write_json(r.rel, dict(config=json.dumps(asdict(r.cfg), sort_keys=True), steps_begun=r.ledger.steps + 1))
+    for g in r.opt.param_groups: g["lr"] = lr_at(r.cfg, step, r.steps)  # from the step alone: a resumed run continues the same decay
     idx = r.sampler.batch(step)
+
     if r.ws > 1 and r.cfg.secure_noise: idx = all_gather_objects(idx)[0]  # rank 0's draw: one batch for all
     row = _one_step(r.model, r.engine, r.cfg, r.tr, idx)
     if r.cfg.private: r.ledger.step(r.sigma, r.q)
