@@ -13,7 +13,7 @@ from urllib.parse import urlparse
 import pandas as pd
 
 # %% auto #0
-__all__ = ['HUB_MODELS', 'GLUE_TASKS', 'GLUE_SPLITS', 'GLUE_COLUMNS', 'GLUE_LABEL', 'AssetNotFound', 'project_root',
+__all__ = ['HUB_MODELS', 'GLUE_TASKS', 'GLUE_SPLITS', 'GLUE_COLUMNS', 'GLUE_LABEL', 'AssetNotFound', 'project_root', 'shown_path',
            'assets_root', 'hub_reachable', 'project_models', 'find_asset', 'load_tokenizer', 'load_config',
            'ModelSource', 'model_source', 'check_task', 'read_glue_tsv', 'load_glue']
 
@@ -33,6 +33,12 @@ def project_root() -> Path | None:
     import dptie_nb
     p = Path(dptie_nb.__file__).resolve().parents[1]
     return p if (p/"settings.ini").exists() and (p/"nbs").is_dir() else None
+
+def shown_path(p) -> str:
+    "A path as a report may print it: relative to the project's root, else its last two parts (never the rendering machine's absolute path)"
+    p, root = Path(p).resolve(), project_root()
+    if root is not None and p.is_relative_to(root): return str(p.relative_to(root))
+    return str(Path(*p.parts[-2:])) if len(p.parts) > 1 else str(p)
 
 def assets_root() -> Path | None:
     "The `DPTIE_ASSETS` folder, or None when the variable is unset; an error when it names no folder."

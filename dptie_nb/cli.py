@@ -48,4 +48,7 @@ def main(argv=None) -> int:
     try: rc = study(rest) if cmd == "study" else importlib.import_module(COMMANDS[cmd][0]).main(rest)
     except (ValueError, FileNotFoundError) as e:  # bad input: the message says what and what to do; no traceback
         print(f"dptie {cmd}: error: {e}", file=sys.stderr); return 2
+    except KeyboardInterrupt:
+        print(f"dptie {cmd}: interrupted", file=sys.stderr); return 130
+
     return rc if isinstance(rc, int) else 0  # some mains return their record

@@ -14,14 +14,15 @@ from scipy import stats
 from .results import (BENCH_COLUMNS, DIFF_COLUMNS, GLUE_TRAIN_ROWS, MODE_LABELS, is_dp, accountant_table, bench_status, chance_of,
                               comparisons, eps_key, get_key, norms_table, paired_diffs, paper_gaps, paper_memory, paper_steps,
                               part_index, summarise)
+from .assets import shown_path
 
 # %% auto #0
 __all__ = ['STYLES', 'PHRASES', 'METRICS', 'MEMORY_RATIOS', 'QUESTIONS', 'DIFFERENCES', 'SETUP_PHRASES', 'signed', 'ci_text',
            'pct', 'values_text', 'span_text', 'cell_text', 'fill', 'say', 'bullets', 'verdict', 'verdict_kind',
            'comparison_verdict', 'primary_summary', 'pairs_summary', 'accuracy_conclusions', 'loss_conclusions',
            'learning_brief', 'shape_ratios', 'memory_conclusions', 'memory_summary', 'norm_conclusions', 'norms_brief',
-           'coverage', 'privacy_conclusions', 'privacy_brief', 'caveat_rows', 'caveats', 'conclusions', 'setup_facts',
-           'differences', 'shown_path', 'overview', 'paper_status', 'run_summary']
+           'coverage', 'privacy_conclusions', 'privacy_brief', 'caveat_rows', 'caveats', 'conclusions', 'conclusion',
+           'setup_facts', 'differences', 'overview', 'paper_status', 'run_summary']
 
 # %% ../nbs/09b_findings.ipynb #128f1a3f
 def signed(x, nd:int=1) -> str:
@@ -125,7 +126,8 @@ PHRASES = {
     "mem.pe": "exact ghost clipping of the tied model used {r:less} less peak memory than per-example clipping of it",
     "mem.gu": "{r:span}× the memory of Opacus' ghost clipping of the untied model", "mem.du": "{r:span}× our untied",
     "time.pe": "time per step {r:span}× per-example clipping", "time.gu": "{r:span}× untied ghost clipping",
-    "time.np": "{r:span}× a non-private step",
+    "time.np": "{r:span}× a non-private step", "time.du": "{r:span}× our untied",
+
     "mem.paper": "the paper's comparison, Opacus' ghost clipping of the untied model against per-example clipping of the tied one: {r:less} less memory",
     "did_not_run": "Did not run: {what}.", "at_B": "{mode} at B={B}", "dnr.few": "{which} ({status})", "dnr.many": "{n} configurations ({status})",
     "paper_saves": "The paper's ghost-clipped untied models used {saves:span%} less memory than its per-example-clipped tied ones "
@@ -161,7 +163,8 @@ PHRASES = {
                 "and a larger sampling rate than the paper's.",
     "cav.random": "Runs in the random-init regime (or with a model that had no pretrained weights) answer a different question "
                   "from the paper's fine-tuning of pretrained models.",
-    "cav.chance": "{k} of {n} arms are within 5 points of the majority class ({kdp} of {ndp} DP arms, {knp} of {nnp} non-private): "
+    "cav.chance": "{k} of {n} arms are within 5 points of the majority class ({kdp} of {ndp} DP arms, {knp} of {nnp} controls): "
+
                   "there accuracy says little about tying; the paired dev loss still ranks the arms.",
     "cav.uninformative": "{k} of {n} comparisons are uninformative: both arms predict one class (the majority or the minority) in every seed.",
     "cav.mde": "With these seeds a comparison detects only a difference of {mde:span.1} points or more (80% power at α = 0.05, "
@@ -174,7 +177,7 @@ PHRASES = {
     "overview": "{n} finished runs from `{dir}`: tasks {tasks:vals}; models {models:vals}; regimes {regimes:vals}; ε {eps:list}; "
                 "seeds {seeds:vals}; arms {arms:vals}.",
     "overview.none": "**No finished runs** in `{dir}`: the sections on accuracy, norms and privacy are empty.",
-    "overview.skipped": "{n} run file{n:pl} could not be used (section (f) lists them with the reason).", "note": "Note: {note}.",
+    "overview.skipped": "{n} run file{n:pl} could not be used (Appendix B lists them with the reason).", "note": "Note: {note}.",
     "paper.none": "The seed paper's numbers are not available: {why}.", "paper.from": "The paper's numbers are transcribed from: {source}.",
     "run": "**{id}**: status `{status}`", "run.error": "**{id}**: status `{status}` ({error})",
     "run.acc": "dev accuracy {acc} on {dev} examples (majority class {chance:cell}%), after {steps} steps on {train} training examples",
@@ -295,6 +298,7 @@ MEMORY_RATIOS = (  # (phrase, mode, against mode, column): the clauses of a benc
     ("mem.pe", "dptie-tied", "opacus-pe-tied", "peak_mem_mb"), ("mem.gu", "dptie-tied", "opacus-ghost-untied", "peak_mem_mb"),
     ("mem.du", "dptie-tied", "dptie-untied", "peak_mem_mb"), ("time.pe", "dptie-tied", "opacus-pe-tied", "step_time_s"),
     ("time.gu", "dptie-tied", "opacus-ghost-untied", "step_time_s"), ("time.np", "dptie-tied", "nonprivate", "step_time_s"),
+    ("time.du", "dptie-tied", "dptie-untied", "step_time_s"),
     ("mem.paper", "opacus-ghost-untied", "opacus-pe-tied", "peak_mem_mb"))
 
 def shape_ratios(g:pd.DataFrame) -> dict:
@@ -423,8 +427,10 @@ def caveat_rows(runs:pd.DataFrame, skipped:list|None=None) -> list[tuple[str, di
     return rows
 
 def caveats(runs:pd.DataFrame, skipped:list|None=None) -> str:
-    "Where the evidence is weak, as Markdown bullets."
+    "Where the evidence is weak, as Markdown bullets (nothing without runs)."
+    if not len(runs): return ""
     return bullets([say(k, **f) for k, f in caveat_rows(runs, skipped)] or [say("cav.none")])
+
 
 # %% ../nbs/09b_findings.ipynb #d6425c28
 QUESTIONS = (  # (question, its answer in brief from (runs, bench, paper, skipped), whether it needs runs)
@@ -433,14 +439,58 @@ QUESTIONS = (  # (question, its answer in brief from (runs, bench, paper, skippe
     ("Did the runs learn anything below accuracy?", lambda r, b, p, s: learning_brief(r), True),
     ("Does untying still buy memory once tied models can be ghost-clipped exactly?", lambda r, b, p, s: memory_summary(b), False),
     ("How big is the tied cross term?", lambda r, b, p, s: norms_brief(r), True),
-    ("What ε did the runs spend?", lambda r, b, p, s: privacy_brief(r), True),
-    ("Where is the evidence weak?", lambda r, b, p, s: caveats(r, s), True))
+    ("What ε did the runs spend?", lambda r, b, p, s: privacy_brief(r), True))  # where the evidence is weak: `caveats`, the Limitations
+
 
 def conclusions(runs:pd.DataFrame, bench:pd.DataFrame|None=None, paper:dict|None=None, skipped:list|None=None) -> str:
     "The report's answers in brief, one paragraph per question, as Markdown; sections (a)–(e) give the details."
     bench = bench if bench is not None else pd.DataFrame(columns=BENCH_COLUMNS)
     out = [] if len(runs) else [say("no_runs")]
     return "\n\n".join(out + [f"**{q}**\n\n{f(runs, bench, paper, skipped)}" for q, f, needs in QUESTIONS if len(runs) or not needs])
+
+# %% ../nbs/09b_findings.ipynb #cf0a000a
+def _arm_means(runs:pd.DataFrame, task:str, regime:str="pretrained") -> list[str]:
+    "Per privacy level of one task and regime, 'label tied / untied %' (means over seeds), DP levels first"
+    S = summarise(runs[(runs.task == task) & (runs.regime == regime)])
+    out = []
+    for el in sorted(set(S.eps_label), key=eps_key):
+        g = S[(S.eps_label == el) & (S.variant == "")].set_index("arm")["mean"] if "variant" in S else S[S.eps_label == el].set_index("arm")["mean"]
+        if {"tied", "untied"} <= set(g.index):
+            out.append(f"{'ε=' + el if is_dp(el) else el} {g['tied']:.1f} / {g['untied']:.1f}%")
+    return out
+
+def conclusion(runs:pd.DataFrame, bench:pd.DataFrame|None=None, paper:dict|None=None) -> str:
+    "The report's answer in at most six sentences, each read off a table below: the primary comparison, what each arm reached, the paper's gaps, the cost of exact tied clipping and the cross term"
+    if not len(runs): return ""  # the overview says so, and the answers by question
+    C, s = comparisons(runs), []
+    p = C[C.primary]
+    s.append(primary_summary(runs) if len(p) else "No primary comparison was declared for these runs (a preset's `primary`)."
+             if C.attrs.get("primary") is None else f"The declared primary comparison could not be made: {C.attrs.get('note') or 'no tied/untied pair'}.")
+    task = p.task.iloc[0] if len(p) else runs.task.iloc[0]
+    means = _arm_means(runs, task)
+    if means:
+        ch = runs[runs.task == task].chance.dropna()
+        s.append(f"Mean dev accuracy on {task}, tied / untied: " + "; ".join(means) + (f" (majority class {ch.mean():.1f}%)." if len(ch) else "."))
+    G = paper_gaps(paper)
+    g = G[(G.task == task) & (G.epsilon == 3.0)] if len(G) else G
+    if len(g) and len(p):
+        d = p.iloc[0]
+        inside = [f"{r.model} {signed(r.gap)}" for _, r in g.iterrows() if d.lo <= r.gap <= d.hi]
+        s.append(f"The paper's untied − tied gaps there ({', '.join(f'{r.model} {signed(r.gap)}' for _, r in g.iterrows())} points, 5 seeds each) "
+                 + (f"lie inside our 95% interval [{signed(d.lo)}, {signed(d.hi)}]: " + ("all of them." if len(inside) == len(g) else f"{', '.join(inside)}.")
+                    if inside else f"lie outside our 95% interval [{signed(d.lo)}, {signed(d.hi)}]."))
+    b = bench if bench is not None else pd.DataFrame(columns=BENCH_COLUMNS)
+    R = [shape_ratios(x) for _, x in b.groupby("panel", sort=False)] if len(b) else []
+    fin = lambda k: [x for r in R for x in r[k] if np.isfinite(x)]
+    if fin("time.du") or fin("time.np"):
+        tm = (paper or {}).get("timing_minutes") or {}
+        pt, pn = (tm.get("distilgpt2_sst2_tied_exact_cross_term") or [None])[0], (tm.get("distilgpt2_sst2_normal_clipping") or [None])[0]
+        s.append(f"Exact ghost clipping of the tied matrix costs {span_text(fin('time.du'))}× the time and {span_text(fin('mem.du'))}× the peak memory "
+                 f"of the same engine on the untied model ({span_text(fin('time.np'))}× the time of a non-private step)"
+                 + (f", where the paper's exact tied clipping took {pt / pn:.1f}× its untied runs ({pt:.0f} against {pn:.0f} minutes)." if pt and pn else "."))
+    cs = runs[runs.arm == "tied"].cross_share_max.dropna()
+    if len(cs): s.append(f"The tied cross term 2⟨g_E, g_H⟩ is at most {pct(cs.max())} of any logged example's squared gradient norm.")
+    return " ".join(s)
 
 # %% ../nbs/09b_findings.ipynb #44279bb3
 DIFFERENCES = (  # (aspect, ours, the paper's): patterns filled from `setup_facts`
@@ -503,13 +553,6 @@ def differences(runs:pd.DataFrame, paper:dict|None=None, bench:pd.DataFrame|None
                    if a != "Prompts" or f["p_prompts"])
 
 # %% ../nbs/09b_findings.ipynb #75e04e0c
-def shown_path(p) -> str:
-    "A path as a report may print it: relative to the project's root, else its last two parts (never the rendering machine's absolute path)"
-    from dptie_nb.assets import project_root
-    p, root = Path(p).resolve(), project_root()
-    if root is not None and p.is_relative_to(root): return str(p.relative_to(root))
-    return str(Path(*p.parts[-2:])) if len(p.parts) > 1 else str(p)
-
 def overview(runs:pd.DataFrame, skipped:list, runs_dir="", bench_note:str|None=None, paper_note:str|None=None) -> str:
     "A paragraph on what the report is made of: runs, tasks, models, ε, seeds, skipped files and missing inputs."
     runs_dir = shown_path(runs_dir) if runs_dir else runs_dir

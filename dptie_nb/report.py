@@ -13,14 +13,15 @@ from matplotlib.figure import Figure
 
 from .config import STUDY
 from .figures import fig_png
-from .findings import cell_text, ci_text, comparison_verdict, pct, shown_path, signed, values_text, verdict
+from .assets import shown_path
+from .findings import cell_text, ci_text, comparison_verdict, pct, signed, values_text, verdict
 from .results import (BASELINE_MODE, DIFF_COLUMNS, MODE_LABELS, POINTS, bench_status, comparisons, eps_key, eps_label, mode_order,
                               norms_table, paired_diffs, paper_gaps, paper_memory, part_keys, part_label, summarise, task_key, with_variants, load_runs)
 
 # %% auto #0
 __all__ = ['EVAL_LABELS', 'PAGE_CSS', 'results_table', 'eval_table', 'norms_summary', 'pilot_table', 'paper_table', 'gap_table',
-           'paper_memory_table', 'bench_table', 'runs_table', 'environment_table', 'skipped_table', 'md_table', 'Table',
-           'md', 'show_table', 'show', 'page', 'export_notebook', 'render_report', 'main']
+           'paper_memory_table', 'bench_table', 'runs_table', 'environment_table', 'skipped_table', 'reproducibility',
+           'md_table', 'Table', 'md', 'show_table', 'show', 'page', 'export_notebook', 'render_report', 'main']
 
 # %% ../nbs/09c_report.ipynb #48addae6
 def _p_text(p) -> str: return "–" if p is None or not np.isfinite(p) else "<0.001" if p < 0.001 else f"{p:.3f}"
@@ -213,6 +214,27 @@ def skipped_table(skipped:list[dict]) -> pd.DataFrame:
     df = pd.DataFrame(skipped, columns=["run_id", "reason", "path"])
     return df.assign(path=[shown_path(p) if p else p for p in df.path])
 
+
+# %% ../nbs/09c_report.ipynb #cf0a000c
+def reproducibility(runs:pd.DataFrame, # runs from `load_runs`
+                    preset:str|None=None, # the preset that made them (commands name it)
+                   ) -> str:
+    "The closing block: the commands that remake the report, and the code, packages, machine and files the runs used"
+    preset = preset or (runs.tag.dropna().iloc[0].split("-")[0] if len(runs) and runs.tag.notna().any() and runs.tag.iloc[0] else "default")
+    prov = [(m or {}).get("provenance") or {} for m in (runs.metrics if len(runs) else [])]
+    codes = sorted({f"{p['code']['commit'][:12]}" + (" (with uncommitted changes)" if p["code"].get("dirty") else "")
+                    for p in prov if p.get("code")}) or ["not recorded"]
+    hashes = {}
+    for p in prov:
+        for k, h in (p.get("sha256") or {}).items(): hashes.setdefault(k, set()).add(h)
+    env = environment_table(runs)
+    lines = ["```bash", "bash .ci/main" if preset == "default" else f"dptie study --preset {preset} --jobs 2",
+             f"dptie report --preset {preset}      # this page, from reports/{preset}/runs", "```", "",
+             f"- **Code**: commit {', '.join(codes)}.",
+             "- **Packages and machine**: " + ("; ".join(", ".join(f"{k} {v}" for k, v in r.items() if k != "runs") + f" ({r['runs']} runs)"
+                                                       for r in env.to_dict("records")) if len(env) else "not recorded") + ".",
+             "- **Files (sha256)**: " + ("; ".join(f"`{k}` {', '.join(sorted(h))}" for k, h in sorted(hashes.items())) if hashes else "not recorded") + "."]
+    return "\n".join(lines)
 
 # %% ../nbs/09c_report.ipynb #83b4ce29
 def md_table(df:pd.DataFrame) -> str:

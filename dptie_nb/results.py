@@ -13,7 +13,7 @@ from scipy import optimize, stats
 
 from .bench import MODE_LABELS
 from .config import CLIP_ONLY, NONPRIVATE, SAME_SETTING, eps_label
-
+from .assets import shown_path
 
 # %% auto #0
 __all__ = ['TASK_ORDER', 'GLUE_TRAIN_ROWS', 'NONPRIVATE_IGNORED', 'PARTS', 'TOTAL_KEYS', 'RUN_COLUMNS', 'BELOW_ACC', 'POINTS',
@@ -509,14 +509,15 @@ def _shape_name(s) -> str:
 # %% ../nbs/09_results.ipynb #1dcad597
 def _bench_records(p:Path) -> tuple[list|None, dict, str|None]:
     "The records of a benchmark file, what else it holds, and why there are none."
-    if not p.exists(): return None, {}, f"no benchmark at {p} (run `dptie bench`)"
+    if not p.exists(): return None, {}, f"no benchmark at {shown_path(p)} (run `dptie bench`)"
     try: d = json.loads(p.read_text())
-    except (json.JSONDecodeError, OSError, UnicodeDecodeError) as e: return None, {}, f"{p} is unreadable ({type(e).__name__})"
+    except (json.JSONDecodeError, OSError, UnicodeDecodeError) as e: return None, {}, f"{shown_path(p)} is unreadable ({type(e).__name__})"
+
     recs = d if isinstance(d, list) else next((d[k] for k in ("records", "results", "rows", "runs") if isinstance(d, dict) and isinstance(d.get(k), list)), None)
-    if recs is None: return None, {}, f"{p} holds no list of records"
+    if recs is None: return None, {}, f"{shown_path(p)} holds no list of records"
     recs = [r for r in recs if isinstance(r, dict) and r.get("mode")]
     meta = {k: v for k, v in d.items() if not isinstance(v, list)} if isinstance(d, dict) else {}
-    return (recs, meta, None) if recs else (None, {}, f"{p} has no records")
+    return (recs, meta, None) if recs else (None, {}, f"{shown_path(p)} has no records")
 
 def load_bench(path:str|Path|None="reports/bench/bench.json", # the benchmark's JSON (`dptie bench`)
               ) -> tuple[pd.DataFrame, str|None]:
@@ -550,10 +551,10 @@ def load_paper(path:str|Path|None=None) -> tuple[dict|None, str|None]:
     "The seed paper's numbers and None, or None and why they are not available."
     p = find_paper(path)
     if p is None: return None, "the seed paper's numbers were not found (pass --paper, or set DPTIE_ASSETS so that ../reference/seed-paper.json exists)"
-    if not p.exists(): return None, f"no file {p}"
+    if not p.exists(): return None, f"no file {shown_path(p)}"
     try: d = json.loads(p.read_text())
-    except (json.JSONDecodeError, OSError) as e: return None, f"{p} is unreadable ({type(e).__name__})"
-    if not isinstance(d, dict) or not isinstance(d.get("results"), list): return None, f"{p} has no 'results' list"
+    except (json.JSONDecodeError, OSError) as e: return None, f"{shown_path(p)} is unreadable ({type(e).__name__})"
+    if not isinstance(d, dict) or not isinstance(d.get("results"), list): return None, f"{shown_path(p)} has no 'results' list"
     return d, None
 
 # %% ../nbs/09_results.ipynb #0523bd40

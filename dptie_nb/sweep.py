@@ -13,8 +13,8 @@ from .files import atomic_write_json
 from .config import NEUTRAL, STUDY, RunConfig, config_diff, defaults, parse_epsilon
 
 # %% auto #0
-__all__ = ['load_presets', 'expand', 'kernel_manager', 'template_path', 'check_parameters', 'run_status', 'run_one',
-           'check_assets', 'preset_dir', 'run_sweep', 'main']
+__all__ = ['load_presets', 'expand', 'kernel_manager', 'stop_kernels', 'template_path', 'check_parameters', 'run_status',
+           'run_one', 'check_assets', 'preset_dir', 'run_sweep', 'main']
 
 # %% ../nbs/08_sweep.ipynb #9dd65e9b
 def load_presets(path:str|Path|None=None) -> dict:
@@ -64,6 +64,8 @@ def expand(name:str, # preset name
     return cfgs
 
 # %% ../nbs/08_sweep.ipynb #37c6e200
+_LIVE_KERNELS = set()  # the kernel managers of the notebooks this process runs now: a sweep stops them on Ctrl-C
+
 def kernel_manager():
     "The kernel manager papermill starts our notebooks with: IPC sockets in a folder of each kernel's own (no TCP port to warn about, none shared by two kernels)"
     import shutil, tempfile
@@ -72,14 +74,20 @@ def kernel_manager():
         def __init__(self, *a, **k):
             super().__init__(*a, **k)
             self.transport, self.ip = "ipc", str(Path(tempfile.mkdtemp(prefix="dptie-kernel-"))/"ipc")
+            _LIVE_KERNELS.add(self)
         async def _async_cleanup_resources(self, restart:bool=False):  # what shutdown awaits: the socket files, then their folder
             await super()._async_cleanup_resources(restart)
-            if not restart: shutil.rmtree(Path(self.ip).parent, ignore_errors=True)
+            if not restart: shutil.rmtree(Path(self.ip).parent, ignore_errors=True); _LIVE_KERNELS.discard(self)
         cleanup_resources = _async_cleanup_resources
-
-
     return IPCKernelManager
 
+def stop_kernels() -> int:
+    "Kill the kernel of every notebook this process is running (its papermill run then fails at once); how many were killed"
+    n = 0
+    for km in list(_LIVE_KERNELS):
+        proc = getattr(getattr(km, "provisioner", None), "process", None)
+        if proc is not None and proc.poll() is None: proc.kill(); n += 1
+    return n
 
 def template_path(name:str="experiment") -> Path:
     "A papermill template under nbs/study/."
@@ -180,13 +188,25 @@ def run_sweep(preset:str, # preset name
     check_assets(todo)  # one clear error before any run, not one failed run after another
     log(f"dptie sweep {preset}: {len(cfgs)} runs, {len(cfgs) - len(todo)} already done, {len(todo)} to run, {jobs} at a time -> {Path(out)/'runs'}")
     results, t0 = [], time.time()
-    with ThreadPoolExecutor(max_workers=jobs) as ex:
-        futs = {ex.submit(run_one, c, out, template): c for c in todo}
+    ex = ThreadPoolExecutor(max_workers=jobs)
+    futs = {ex.submit(run_one, c, out, template): c for c in todo}
+    try:
         for k, f in enumerate(as_completed(futs), 1):
             r = f.result(); results.append(r)
             acc = f" dev_acc={r['dev_acc']:.3f}" if r.get("dev_acc") is not None else ""
             why = f" ({r.get('error') or r.get('reason')})" if r["status"] != "ok" else ""
             log(f"[{k}/{len(todo)}] {r['run_id']}: {r['status']}{acc} in {r.get('seconds', 0):.0f}s{why} (elapsed {time.time() - t0:.0f}s)")
+    except KeyboardInterrupt:  # stop now: nothing queued starts, running notebooks lose their kernels, and we say what is where
+        ex.shutdown(wait=False, cancel_futures=True)
+        running = [futs[f].run_id() for f in futs if f.running()]
+        while any(f.running() for f in futs): stop_kernels(); time.sleep(0.2)
+        left = sum(f.cancelled() for f in futs)
+        log(f"dptie sweep {preset}: interrupted. {len(results)} run(s) finished; {len(running)} stopped"
+            + (f" ({', '.join(running)}: failed.json says so)" if running else "") + f"; {left} not started. Nothing finished is "
+            f"lost: the same command runs what is missing -> {Path(out)/'runs'}")
+        raise
+    finally: ex.shutdown(wait=True)
+
     bad = [r for r in results if r["status"] == "failed"]
     log(f"dptie sweep {preset}: done, {len(results) - len(bad)} ok, {len(bad)} failed" + (f": see {Path(out)/'runs'}/*/failed.json" if bad else ""))
     return results
