@@ -85,6 +85,7 @@ class RunConfig:
     tag: str = opt("", "a prefix for the run's name, e.g. the sweep preset")
     checkpoint_every: int = opt(0, 'save a resumable checkpoint every this many steps (0: never)')
     world_size: int = opt(1, 'processes training together, launched with torchrun (see `dptie_nb.distributed`)')
+    save_model: bool = opt(False, "also write the final weights to OUT/model in Hugging Face's save_pretrained format: the released DP artefact")
 
     def __post_init__(self):
         self.task, self.epsilon = check_task(self.task), parse_epsilon(self.epsilon)
@@ -127,7 +128,8 @@ class RunConfig:
         return cls(**d)
 
 # %% ../nbs/00b_config.ipynb #bdf36ba6
-NEUTRAL = ("tag", "num_threads", "device", "micro_batch_size", "eval_every", "log_every", "checkpoint_every", "world_size")
+NEUTRAL = ("tag", "num_threads", "device", "micro_batch_size", "eval_every", "log_every", "checkpoint_every", "world_size", "save_model")
+
 SAME_SETTING = NEUTRAL + ("secure_noise", "diagnostics")
 
 def config_diff(done:dict, # a finished run's stored config (from its metrics.json)

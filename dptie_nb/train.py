@@ -337,7 +337,10 @@ def _finish(r:_Run, t0:float):
                         median_step_time_s=float(np.median(r.step_times)), peak_memory_mb=peak_memory_mb(cfg.device),
                         params_sha256=params_sha256(r.model))
     if r.ws > 1: check_same(r.m["final"]["params_sha256"], "final parameters")
+    if cfg.save_model and r.out is not None and r.rank == 0:  # the weights are what ε covers: the artefact to release
+        r.model.save_pretrained(r.out/"model"); r.m["final"]["model_dir"] = "model"
     r.m["status"] = "ok"
+
 
 # %% ../nbs/07_train.ipynb #a7e01b03
 def train(cfg:RunConfig, # the run
