@@ -377,7 +377,7 @@ def main(argv=None):
     a = ap.parse_args(argv)
     out = Path(a.out or Path("reports")/a.preset)
     from dptie_nb.sweep import load_presets
-    appendix = (load_presets().get(a.preset) or {}).get("appendix")
+    appendix = None if a.runs else (load_presets().get(a.preset) or {}).get("appendix")  # the preset's pilot, in an appendix
   # a preset whose runs this report shows in an appendix (the pilot)
     runs_dir = Path(a.runs or out/"runs")
     runs, skipped = load_runs(runs_dir)

@@ -41,3 +41,8 @@ def test_unknown_preset_is_a_clear_error(tmp_path):
 def test_bad_epsilon_is_a_clear_error(tmp_path):
     r = dptie("train", "--epsilon", "0", "--out", str(tmp_path), cwd=ROOT)
     assert r.returncode != 0 and "epsilon=0: a target ε must be a positive finite number" in r.stderr, r.stderr[-2000:]
+
+def test_report_without_runs_fails(tmp_path):
+    r = dptie("report", "--runs", str(tmp_path/"none"), "--out", str(tmp_path/"out"), cwd=ROOT)
+    assert r.returncode == 1 and "no readable run" in r.stderr, r.stdout + r.stderr
+    assert (tmp_path/"out"/"report.html").exists()  # the page still says so
