@@ -294,6 +294,8 @@ th { background: #f4f4f6; } td { font-variant-numeric: tabular-nums; }
 code { font: 0.9em ui-monospace, SFMono-Regular, Menlo, Consolas, monospace; white-space: nowrap; background: #f4f4f6; padding: 0 0.2em; }
 pre code { white-space: pre; } pre { overflow-x: auto; background: #f4f4f6; padding: 0.6em; }
 blockquote { margin: 0.8em 0; padding: 0 1em; border-left: 3px solid #ccc; color: #444; }
+a.anchor-link { display: none; }
+
 """
 
 def page(body:str, # the notebook's outputs as HTML (nbconvert's `basic` template: no page, no scripts)
