@@ -101,7 +101,10 @@ def pilot_table(runs:pd.DataFrame) -> pd.DataFrame:
     out = []
     for _, r in runs.iterrows():
         cfg = r.metrics.get("config", {}) if isinstance(r.metrics, dict) else {}
-        out.append({"run": r.run_id, "loss": "label words" if cfg.get("restrict_loss") else "full vocabulary", "lr": f"{r.lr:g}",
+        out.append({"run": r.run_id, "loss": "label words" if cfg.get("restrict_loss") else "full vocabulary",
+                    "optimizer": r.optimizer + (", linear decay" if cfg.get("lr_schedule") == "linear" else ""),
+                    "C": f"{r.max_grad_norm:g}", "lr": f"{r.lr:g}",
+
                     "ε": r.eps_label, "σ": f"{r.sigma:.3g}" if r.sigma is not None and np.isfinite(r.sigma) else "–",
                     "B": r.batch_size, "steps": r.steps, "acc. (%)": f"{r.acc0:.1f} → {r.acc:.1f}",
                     "bal. acc. (%)": f"{r.bal_acc0:.1f} → {r.bal_acc:.1f}", "AUROC": f"{r.auroc0:.2f} → {r.auroc:.2f}",
