@@ -168,7 +168,8 @@ def save_checkpoint(path:Path, step:int, model, opt, gen, ledger, m:dict, step_t
     state = dict(step=step, model=model.state_dict(), optimizer=opt.state_dict(), torch_rng=torch.get_rng_state(),
                  noise_rng=gen.get_state() if gen is not None else None, ledger=ledger.to_dict(),
                  config=json.dumps(m["config"], sort_keys=True), history=json.dumps(m["history"], default=jsonable),
-                 evals=json.dumps(m["evals"], default=jsonable), step_times=list(map(float, step_times)))
+                 evals=json.dumps(m["evals"], default=jsonable), step_times=list(map(float, step_times)),
+                 verified=json.dumps(m["privacy"].get("first_step_verified")))
     tmp = path.with_name(f".{path.name}.tmp{os.getpid()}")
     torch.save(state, tmp); os.replace(tmp, path)
 
@@ -277,6 +278,10 @@ def _resume(r:_Run):
         r.ledger = PrivacyLedger.from_dict(st["ledger"])
         r.m.update(history=json.loads(st["history"]), evals=json.loads(st["evals"]), resumed_from_step=st["step"])
         r.step_times, r.start = list(st["step_times"]), st["step"]
+        if (v := json.loads(st.get("verified") or "null")):  # checked before the interruption: not again, so the
+            r.m["privacy"]["first_step_verified"] = v        # resumed run cuts its micro-batches as the straight run did
+            if hasattr(r.engine, "verify_next"): r.engine.verify_next = False
+
         if r.rank == 0: print(f"{r.cfg.run_id()}: resuming from step {r.start} of {r.steps} ({r.ck})", file=sys.stderr)
     lost = _steps_begun(r.rel, r.cfg) - r.ledger.steps  # secure: steps begun after the last checkpoint, their updates lost
     if lost > 0: r.ledger.step(r.sigma, r.q, lost)  # their noise and batches may have been released: counted, never replayed
