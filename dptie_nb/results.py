@@ -361,7 +361,11 @@ def mde(sd:float, n:int, alpha:float=0.05, power:float=0.8) -> float:
     if not (0 < alpha < 1 and alpha < power < 1): raise ValueError(f"alpha={alpha} and power={power}: need 0 < alpha < power < 1")
     if n < 2 or sd is None or not np.isfinite(sd): return math.nan
     df, tc = n - 1, stats.t.ppf(1 - alpha / 2, n - 1)
-    gap = lambda ncp: stats.nct.sf(tc, df, ncp) + stats.nct.cdf(-tc, df, ncp) - power
+    def gap(ncp):
+        g = stats.nct.sf(tc, df, ncp) + stats.nct.cdf(-tc, df, ncp) - power
+        if np.isfinite(g): return g  # scipy's noncentral t gives NaN at large ncp with df = 1 (two seeds): the shifted-t approximation
+        return stats.t.sf(tc - ncp, df) + stats.t.cdf(-tc - ncp, df) - power
+
     hi = 1.0
     while gap(hi) < 0: hi *= 2
     return float(optimize.brentq(gap, 0.0, hi) * sd / math.sqrt(n))
