@@ -272,11 +272,15 @@ def plot_accountants(runs:pd.DataFrame, # runs from `load_runs`
     return _save(fig, save)
 
 # %% ../nbs/09a_figures.ipynb #cf0a0002
+_CURVE_COLORS = tuple(f"C{i}" for i in range(10)) + ("#000000", "#8c6d31", "#aec7e8", "#ffbb78", "#98df8a", "#ff9896")  # 16 distinct
+
 def curve_label(r) -> str:
+
     "A run's legend entry in `plot_curves`: its tag, the loss, lr and privacy"
     cfg = (r.metrics or {}).get("config", {}) if isinstance(r.metrics, dict) else {}
-    loss = "label words" if cfg.get("restrict_loss") else "full vocabulary"
-    return f"{loss}, lr {r.lr:g}, " + (f"ε={r.eps_label}" if is_dp(r.eps_label) else r.eps_label)
+    loss = "2-way loss" if cfg.get("restrict_loss") else "full-vocab loss"
+    opt = r.optimizer + (" (linear decay)" if cfg.get("lr_schedule") == "linear" else "")
+    return f"{opt}, C {r.max_grad_norm:g}, {loss}, lr {r.lr:g}, " + (f"ε={r.eps_label}" if is_dp(r.eps_label) else r.eps_label)
 
 def plot_curves(runs:pd.DataFrame, # runs from `load_runs`
                 save:str|Path|None=None, # also write the figure here as PNG
@@ -287,7 +291,7 @@ def plot_curves(runs:pd.DataFrame, # runs from `load_runs`
     ax = fig.subplots(1, 3)
     for i, (_, r) in enumerate(runs.iterrows()):
         ev, lab = evals_frame(r.metrics), curve_label(r)
-        ls, c = ("--" if not is_dp(r.eps_label) else "-"), _EXTRA_COLORS[i % len(_EXTRA_COLORS)]
+        ls, c = ("--" if not is_dp(r.eps_label) else "-"), _CURVE_COLORS[i % len(_CURVE_COLORS)]
         for a, col in zip(ax, ("acc", "auroc", "pos_share")): a.plot(ev.step, ev[col], ls, marker="o", ms=3, c=c, label=lab)
     ch = runs.chance.dropna()
     if len(ch): ax[0].axhline(ch.mean(), c="0.5", ls=":", lw=1, label="majority class")
@@ -296,5 +300,6 @@ def plot_curves(runs:pd.DataFrame, # runs from `load_runs`
         a.set(title=t, xlabel="step", ylabel=y)
     ax[2].set_ylim(-0.03, 1.03)
     h, l = ax[0].get_legend_handles_labels()
-    fig.legend(h, l, loc="outside lower center", ncol=min(4, len(l)), fontsize=8)
+    fig.legend(h, l, loc="outside lower center", ncol=min(3, len(l)), fontsize=8)
+
     return _save(fig, save)

@@ -206,8 +206,8 @@ def verdict(lo, hi, n, higher_better:bool=True, arm:str="untied") -> str:
 def verdict_kind(d, margin:float, alpha:float=0.05) -> tuple[str, dict]:
     "What an accuracy comparison (a row of `comparisons`) shows: 'one', 'uninformative', 'diff', 'equivalent' or 'inconclusive', and the facts its phrases need."
     adj = "" if d.primary else say("adj.holm")
+    if d.uninformative: return "uninformative", {}  # both arms one class: nothing to compare, with any number of seeds
     if d.n < 2: return "one", {}
-    if d.uninformative: return "uninformative", {}
     if d.p_holm < alpha: return "diff", dict(arm=d.arm if d["diff"] > 0 else "tied", adj=adj, p=d.p_holm)
     if d.tost_holm < alpha: return "equivalent", dict(margin=margin, adj=adj, p=d.tost_holm)
     return "inconclusive", dict(adj=adj, p=d.p_holm, margin=margin, tp=d.tost_holm, n=d.n, mde=d.mde)
@@ -440,7 +440,7 @@ def caveats(runs:pd.DataFrame, skipped:list|None=None) -> str:
 # %% ../nbs/09b_findings.ipynb #d6425c28
 QUESTIONS = (  # (question, its answer in brief from (runs, bench, paper, skipped), whether it needs runs)
     ("Does untied beat tied under DP-SGD?",
-     lambda r, b, p, s: "\n\n".join(x for x in (primary_summary(r), pairs_summary(r), pairs_summary(r, "dev_loss")) if x), True),
+     lambda r, b, p, s: "\n\n".join(x for x in (pairs_summary(r), pairs_summary(r, "dev_loss")) if x), True),  # the primary: `conclusion`
     ("Did the runs learn anything below accuracy?", lambda r, b, p, s: learning_brief(r), True),
     ("Does untying still buy memory once tied models can be ghost-clipped exactly?", lambda r, b, p, s: memory_summary(b), False),
     ("How big is the tied cross term?", lambda r, b, p, s: norms_brief(r), True),
@@ -482,8 +482,10 @@ def conclusion(runs:pd.DataFrame, bench:pd.DataFrame|None=None, paper:dict|None=
         d = p.iloc[0]
         inside = [f"{r.model} {signed(r.gap)}" for _, r in g.iterrows() if d.lo <= r.gap <= d.hi]
         s.append(f"The paper's untied − tied gaps there ({', '.join(f'{r.model} {signed(r.gap)}' for _, r in g.iterrows())} points, 5 seeds each) "
-                 + (f"lie inside our 95% interval [{signed(d.lo)}, {signed(d.hi)}]: " + ("all of them." if len(inside) == len(g) else f"{', '.join(inside)}.")
-                    if inside else f"lie outside our 95% interval [{signed(d.lo)}, {signed(d.hi)}]."))
+                 + (f"lie inside our 95% interval [{signed(d.lo)}, {signed(d.hi)}]: " + ("all of them" if len(inside) == len(g) else f"{', '.join(inside)}")
+                    if inside else f"lie outside our 95% interval [{signed(d.lo)}, {signed(d.hi)}]")
+                 + f", at our model's scale and budget ({runs.model.iloc[0]}, {int(runs.steps.max())} steps; section (b) lists the differences).")
+
     b = bench if bench is not None else pd.DataFrame(columns=BENCH_COLUMNS)
     R = [shape_ratios(x) for _, x in b.groupby("panel", sort=False)] if len(b) else []
     fin = lambda k: [x for r in R for x in r[k] if np.isfinite(x)]

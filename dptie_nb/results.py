@@ -420,7 +420,9 @@ COMPARISON_COLUMNS = ["primary", *DIFF_COLUMNS, "sd", "mde", "tost_p", "only_a",
 def _matches(setting:str, arm:str, decl:dict) -> bool:
     "Whether a comparison is the one `decl` declares."
     s = json.loads(setting)
-    return arm == decl["arm"] and all(s.get(k) == v for k, v in decl.items() if k not in PRIMARY_EXTRA)
+    calibrated = "sigma" in decl or s.get("sigma") is None  # a clip-only control (σ = 0) shares ε's number, not its privacy
+    return arm == decl["arm"] and calibrated and all(s.get(k) == v for k, v in decl.items() if k not in PRIMARY_EXTRA)
+
 
 def _primary_note(D:pd.DataFrame, decl:dict|None) -> str|None:
     "What keeps the declared primary comparison from being reported as declared."
