@@ -14,6 +14,7 @@ from scipy import stats
 from .results import (BENCH_COLUMNS, DIFF_COLUMNS, GLUE_TRAIN_ROWS, MODE_LABELS, is_dp, accountant_table, bench_status, chance_of,
                               comparisons, eps_key, get_key, norms_table, paired_diffs, paper_gaps, paper_memory, paper_steps,
                               part_index, summarise)
+from .config import eps_label
 from .assets import shown_path
 
 # %% auto #0
@@ -22,7 +23,7 @@ __all__ = ['STYLES', 'PHRASES', 'METRICS', 'MEMORY_RATIOS', 'QUESTIONS', 'DIFFER
            'comparison_verdict', 'primary_summary', 'pairs_summary', 'accuracy_conclusions', 'loss_conclusions',
            'learning_brief', 'shape_ratios', 'memory_conclusions', 'memory_summary', 'norm_conclusions', 'norms_brief',
            'coverage', 'privacy_conclusions', 'privacy_brief', 'caveat_rows', 'caveats', 'conclusions', 'conclusion',
-           'setup_facts', 'differences', 'overview', 'paper_status', 'run_summary']
+           'goal_check', 'setup_facts', 'differences', 'overview', 'paper_status', 'run_summary']
 
 # %% ../nbs/09b_findings.ipynb #128f1a3f
 def signed(x, nd:int=1) -> str:
@@ -498,6 +499,29 @@ def conclusion(runs:pd.DataFrame, bench:pd.DataFrame|None=None, paper:dict|None=
     cs = runs[runs.arm == "tied"].cross_share_max.dropna()
     if len(cs): s.append(f"The tied cross term 2⟨g_E, g_H⟩ is at most {pct(cs.max())} of any logged example's squared gradient norm.")
     return " ".join(s)
+
+# %% ../nbs/09b_findings.ipynb #cf0a000f
+def goal_check(runs:pd.DataFrame, # runs from `load_runs`
+               presets:dict|None=None, # presets (default: presets.toml)
+              ) -> str:
+    "The preset's stated goal (`goal`: per ε, the dev accuracy every DP run of its primary task and regime should reach) against the runs; empty without one"
+    tags = sorted({t.split("-")[0] for t in runs.tag.dropna() if t}) if len(runs) else []
+    if presets is None:
+        from dptie_nb.sweep import load_presets
+        try: presets = load_presets()
+        except (FileNotFoundError, ValueError): return ""
+    goals = [(t, presets[t]) for t in tags if isinstance(presets.get(t), dict) and "goal" in presets[t]]
+    if len(goals) != 1: return ""
+    p = goals[0][1]; decl = p.get("primary") or {}
+    r = runs[runs.private & (runs.regime == decl.get("regime", "pretrained")) & (runs.task == decl.get("task", runs.task.iloc[0]))]
+    parts = []
+    for e, floor in sorted(p["goal"].items(), key=lambda kv: float(kv[0])):
+        g = r[r.eps_label == eps_label(float(e))]
+        if not len(g): parts.append(f"at ε={e}, at least {floor:g}%: no runs"); continue
+        ok = int((g.acc >= floor).sum())
+        parts.append(f"at ε={e}, every run at least {floor:g}%: {'met' if ok == len(g) else 'not met'} ({ok} of {len(g)} runs; "
+                     f"lowest {g.acc.min():.1f}%)")
+    return "**The preset's goal, set before running**: " + "; ".join(parts) + "."
 
 # %% ../nbs/09b_findings.ipynb #44279bb3
 DIFFERENCES = (  # (aspect, ours, the paper's): patterns filled from `setup_facts`
