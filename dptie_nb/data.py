@@ -16,7 +16,7 @@ from .assets import check_task, load_glue, load_tokenizer
 
 # %% auto #0
 __all__ = ['TASKS', 'TaskSpec', 'get_task', 'label_ids', 'task_labels', 'encode_prompt', 'EncodedTask', 'label_token_ids',
-           'load_task', 'PoissonSampler', 'ShuffledSampler', 'collate']
+           'load_task', 'PoissonSampler', 'ShuffledSampler', 'poisson_plan', 'collate']
 
 # %% ../nbs/01_data.ipynb #2d4a9b57
 @dataclass(frozen=True)
@@ -178,6 +178,15 @@ class ShuffledSampler:
         epoch, k = divmod(step, self.steps_per_epoch)
         perm = np.random.default_rng([self.seed, epoch, 2]).permutation(self.n)
         return perm[k*self.batch_size:(k+1)*self.batch_size]
+
+def poisson_plan(n:int, # examples in the sampling population N
+                 batch_size:float, # expected batch size qN
+                 epochs:float, # passes over the data
+                ) -> tuple[float, int]:
+    "The sample rate q = B/N (at most 1) and the number of DP steps, epochs/q rounded (at least 1)"
+    q = min(1.0, batch_size / n)
+    return q, max(1, int(round(epochs / q)))
+
 
 # %% ../nbs/01_data.ipynb #dc74d629
 def collate(data:EncodedTask, # an encoded split

@@ -12,7 +12,7 @@ from fastcore.basics import patch
 from .ghost import GhostClipper
 from .distributed import all_reduce_, is_distributed, world
 from .accountant import PrivacyLedger, noise_multiplier, paper_delta
-from .data import PoissonSampler
+from .data import PoissonSampler, poisson_plan
 
 # %% auto #0
 __all__ = ['DPOptimizer', 'PrivateTraining', 'make_private']
@@ -178,7 +178,8 @@ def make_private(model:nn.Module, # the model to train (its trainable parameters
                  **clipper_kw) -> PrivateTraining:
     "σ for a target ε, and the DP optimizer, Poisson sampler and ledger that spend it"
     n = len(data) if hasattr(data, "__len__") else int(data)
-    q = min(1.0, batch_size / n); steps = max(1, int(round(epochs / q)))
+    q, steps = poisson_plan(n, batch_size, epochs)
+
     delta = paper_delta(n) if delta is None else delta
     sigma = noise_multiplier(target_epsilon, q, steps, delta, method=accountant)
     if secure and seed is not None: raise ValueError("secure=True draws from the OS's entropy: pass seed=None")

@@ -460,7 +460,8 @@ def _arm_means(runs:pd.DataFrame, task:str, regime:str="pretrained") -> list[str
     S = summarise(runs[(runs.task == task) & (runs.regime == regime)])
     out = []
     for el in sorted(set(S.eps_label), key=eps_key):
-        g = S[(S.eps_label == el) & (S.variant == "")].set_index("arm")["mean"] if "variant" in S else S[S.eps_label == el].set_index("arm")["mean"]
+        g = S[(S.eps_label == el) & (S.variant == "")].set_index("arm")["mean"]  # `summarise` always has the variant column
+
         if {"tied", "untied"} <= set(g.index):
             out.append(f"{'ε=' + el if is_dp(el) else el} {g['tied']:.1f} / {g['untied']:.1f}%")
     return out

@@ -14,7 +14,7 @@ import torch
 from .accountant import PrivacyLedger, noise_multiplier, paper_delta
 from .assets import load_config, load_tokenizer
 from .files import atomic_write_json, jsonable
-from .data import PoissonSampler, ShuffledSampler, collate, load_task
+from .data import PoissonSampler, ShuffledSampler, collate, load_task, poisson_plan
 from .distributed import all_gather_objects, check_same, gather_lists, init_from_env, shard, shutdown, torchrun_cmd, world
 from .engine import make_engine
 from .model import build_model, class_loss, param_counts, predict
@@ -185,8 +185,8 @@ def load_checkpoint(path:Path, cfg) -> dict:
 def _plan(cfg, n_train):
     "Sampler, steps, q and expected batch size of a run"
     if cfg.private:
-        q = min(1.0, cfg.batch_size / n_train)
-        steps = max(1, int(round(cfg.epochs / q)))
+        q, steps = poisson_plan(n_train, cfg.batch_size, cfg.epochs)
+
         return PoissonSampler(n_train, q, cfg.seed, secure=cfg.secure_noise), steps, q, q * n_train
     s = ShuffledSampler(n_train, cfg.batch_size, cfg.seed)
     return s, max(1, int(round(cfg.epochs * s.steps_per_epoch))), None, None
