@@ -13,8 +13,8 @@ from .config import versions
 
 # %% auto #0
 __all__ = ['SHAPES', 'MODES', 'MODE_LABELS', 'DEFAULT_MODES', 'LOSSES', 'LABEL_WORDS', 'ENGINE_OF', 'TARGETS', 'shape_config',
-           'n_params', 'plan', 'random_batch', 'per_example_loss', 'make_step', 'run_one', 'run_config',
-           'pe_estimate_mb', 'sweep', 'ratios', 'format_ratios', 'plot', 'main']
+           'n_params', 'plan', 'random_batch', 'per_example_loss', 'make_step', 'profile_step', 'run_one', 'run_config',
+           'merge_repeats', 'pe_estimate_mb', 'sweep', 'ratios', 'format_ratios', 'main']
 
 # %% ../nbs/06_bench.ipynb #f7af1944
 SHAPES = {"distilgpt2": dict(config="distilgpt2"), "gpt2": dict(config="gpt2"),
@@ -146,6 +146,21 @@ def _reset_hwm() -> bool:
 
 
 
+# %% ../nbs/06_bench.ipynb #b1aprof2
+def profile_step(step, # a step from `make_step`
+                 batch:dict, # its batch
+                 device="cpu",
+                ) -> dict:
+    "Seconds of one step by phase under `torch.profiler`: forward, backward, step and the engine's `dptie::` scopes inside them."
+    import torch
+    from torch.profiler import profile, ProfilerActivity
+    acts = [ProfilerActivity.CPU] + ([ProfilerActivity.CUDA] if str(device).startswith("cuda") else [])
+    with profile(activities=acts) as prof: ph = step(batch)
+    out = dict(ph)
+    for e in prof.key_averages():
+        if e.key.startswith("dptie::"): out[e.key[len("dptie::"):]] = e.cpu_time_total / 1e6
+    return out
+
 # %% ../nbs/06_bench.ipynb #f1221b03
 def run_one(conf:dict, # shape, mode, B, T, loss; optional steps, warmup, device, seed, max_grad_norm, noise_multiplier, dropout, step_budget_s
            ) -> dict:
@@ -191,7 +206,10 @@ def run_one(conf:dict, # shape, mode, B, T, loss; optional steps, warmup, device
         rec["ru_maxrss_mb"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
         rec["peak_mem_mb"] = torch.cuda.max_memory_allocated(dev) / 2**20 if dev.type == "cuda" else rec["peak_rss_mb"]
         rec.update(status="ok", step_time_s=statistics.median(times), step_times_s=times, n_steps=len(times),
-                   phases_s={k: statistics.median(p[k] for p in phases) for k in phases[0]})
+                   phases_s={k: statistics.median(p[k] for p in phases) for k in phases[0]},
+                   step_mem_mb=[rec["peak_mem_mb"] - rec["base_mem_mb"]])
+        if c.get("profile"): rec["profile_s"] = profile_step(step, random_batch(cfg.vocab_size, c["B"], c["T"], gen, dev), dev)
+
         if capped: rec["message"] = (f"capped at {len(times)} timed step(s) of {c['steps']}: --step-budget-s "
                                      f"{c['step_budget_s']:g} s reached")
     except NotImplementedError as e:
@@ -275,7 +293,22 @@ def run_config(conf:dict, # a configuration, as from `plan`, plus run settings
 # %% ../nbs/06_bench.ipynb #f035bfd5
 def _key(r): return (r["shape"], r["mode"], r["B"], r["T"], r["loss"], r.get("device", "cpu").split(":")[0])
 
+def merge_repeats(recs:list) -> dict:
+    "One record from a configuration's fresh-process repeats: every timed step pooled, each process's memory kept."
+    bad = [r for r in recs if r["status"] != "ok"]
+    if bad or len(recs) == 1: return bad[0] if bad else recs[0]
+    r = dict(recs[0])
+    times = [t for x in recs for t in x["step_times_s"]]
+    med = lambda k: statistics.median(x[k] for x in recs)
+    r.update(repeats=len(recs), step_times_s=times, n_steps=len(times), step_time_s=statistics.median(times),
+             peak_mem_mb=med("peak_mem_mb"), base_mem_mb=med("base_mem_mb"),
+             step_mem_mb=[m for x in recs for m in x["step_mem_mb"]], peak_mems_mb=[x["peak_mem_mb"] for x in recs],
+             phases_s={k: statistics.median(x["phases_s"][k] for x in recs) for k in recs[0]["phases_s"]},
+             wall_s=sum(x["wall_s"] for x in recs))
+    return r
+
 def pe_estimate_mb(conf:dict) -> float:
+
     "Lower bound on Opacus per-example mode's peak: weights, grads, Adam state and `B` per-example gradients, float32."
     P = n_params(shape_config(conf["shape"]), MODES[conf["mode"]][1])
     return (4 + conf["B"]) * P * 4 / 2**20
@@ -302,7 +335,7 @@ def sweep(confs:list, # configurations, as from `plan`, each with run settings
             r = dict(c, method="opacus-pe", status="skipped", est_mem_mb=pe_estimate_mb(c),
                      message=f"per-example gradients alone need ≥ {pe_estimate_mb(c)/1024:.1f} GB (weights, grads, Adam "
                              f"state and B={c['B']} per-example copies), over --max-rss-gb {max_rss_mb/1024:.1f} GB") | versions()
-        else: r = run_config(c, launcher, timeout, max_rss_mb)
+        else: r = merge_repeats([run_config(c, launcher, timeout, max_rss_mb) for _ in range(int(c.get("repeats") or 1))])
         recs = [x for x in recs if _key(x) != _key(r)] + [r]
         atomic_write_json(fn, recs)
         if r["status"] == "ok":
@@ -365,42 +398,6 @@ def format_ratios(rows:list) -> str:
             out.append(f"    {'within 10% of the target: ' if r['verdict'] == 'pass' else ''}{r['cost']}")
     return "\n".join(out)
 
-# %% ../nbs/06_bench.ipynb #8c28122a
-def plot(records:list, fn:str|Path):
-    "Memory and time per step vs B, one column per shape × loss, modes as lines; saved to `fn`."
-    import matplotlib
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-    panels = sorted({(r["shape"], r["loss"]) for r in records}, key=lambda p: (list(SHAPES).index(p[0]), LOSSES.index(p[1])))
-    modes = [m for m in MODES if any(r["mode"] == m and r["status"] == "ok" for r in records)]
-    Bs_all = sorted({r["B"] for r in records}) or [1]
-    fig, axs = plt.subplots(2, max(len(panels), 1), figsize=(4.2 * max(len(panels), 1), 7), squeeze=False)
-    for j, (shape, loss) in enumerate(panels):
-        for m in modes:
-            pts = sorted((r["B"], r["peak_mem_mb"], r["step_time_s"]) for r in records
-                         if (r["shape"], r["loss"], r["mode"]) == (shape, loss, m) and r["status"] == "ok")
-            if not pts: continue
-            Bs, mem, t = zip(*pts)
-            axs[0, j].plot(Bs, [x / 1024 for x in mem], "o-", label=m)
-            axs[1, j].plot(Bs, t, "o-", label=m)
-        axs[0, j].set_title(f"{shape}, {loss} loss")
-        axs[0, j].set_ylabel("peak memory (GB)"); axs[1, j].set_ylabel("median time per step (s)")
-        mine = [r for r in records if (r["shape"], r["loss"]) == (shape, loss)]
-        counts = {s: sum(r["status"] == s for r in mine) for s in ("refused", "skipped", "failed")}
-        note = ", ".join(f"{n} {s}" for s, n in counts.items() if n)
-        if note: axs[0, j].text(0.02, 0.98, f"not plotted: {note}", transform=axs[0, j].transAxes, va="top", fontsize=7)
-        for ax in axs[:, j]:
-            ax.set_xscale("log", base=2); ax.set_xlabel("batch size B"); ax.grid(alpha=.3)
-            ax.set_xticks(Bs_all, [str(b) for b in Bs_all]); ax.set_xlim(min(Bs_all) / 1.3, max(Bs_all) * 1.3)
-            ax.set_ylim(0, max(ax.get_ylim()[1], 1e-9) * 1.1)
-    dev = next((r.get("device_name") or r.get("device") for r in records if r["status"] == "ok"), "")
-    T = next((r["T"] for r in records), "")
-    fig.suptitle(f"Peak memory and time per step (T={T}, {dev})")
-    hs = {l: h for ax in axs.flat for h, l in zip(*ax.get_legend_handles_labels())}
-    if hs: fig.legend(list(hs.values()), list(hs), loc="lower center", ncol=len(hs), fontsize=9)
-    fig.tight_layout(rect=(0, 0.05, 1, 1)); Path(fn).parent.mkdir(parents=True, exist_ok=True); fig.savefig(fn, dpi=110); plt.close(fig)
-    return Path(fn)
-
 # %% ../nbs/06_bench.ipynb #3f937dc2
 def _csv(xs, typ=str):
     return [typ(y) for x in xs for y in str(x).split(",") if y]
@@ -413,12 +410,15 @@ def main(argv=None) -> int:
     ap.add_argument("--losses", nargs="+", default=list(LOSSES), help="class and/or lm")
     ap.add_argument("--modes", nargs="+", default=list(DEFAULT_MODES), help=f"of {list(MODES)}")
     ap.add_argument("--seq-len", "-T", type=int, default=None, help="T (default 128; 32 with --quick)")
-    ap.add_argument("--steps", type=int, default=None, help="timed steps per configuration (default 3; 1 with --quick)")
+    ap.add_argument("--steps", type=int, default=3, help="timed steps per configuration (median and spread reported)")
     ap.add_argument("--warmup", type=int, default=1, help="untimed steps first")
     ap.add_argument("--out", default=None, help="folder for bench.json, ratios.json, bench.png (default: reports/bench; "
                                                 "scratch/bench with --quick, so a quick try never replaces the committed benchmark)")
     ap.add_argument("--device", default="auto", help="cpu, cuda, cuda:1 (auto: cuda if available)")
-    ap.add_argument("--quick", action="store_true", help="CI size: tiny 2-layer shape, B in {2,4}, T=32, 1 timed step (a few minutes on 2 busy CPU cores)")
+    ap.add_argument("--quick", action="store_true", help="CI size: tiny 2-layer shape, B in {2,4}, T=32 (a few minutes on 2 busy CPU cores)")
+    ap.add_argument("--repeats", type=int, default=1, help="fresh processes for each configuration at --ratio-at (memory and "
+                                                         "time from each; the others run once)")
+    ap.add_argument("--profile", action="store_true", help="also profile one more step per configuration (profile_s in the records)")
     ap.add_argument("--ratio-at", default=None, help="SHAPE:B of the ratio table (default distilgpt2:16; tiny:4 with --quick)")
     ap.add_argument("--launcher", default="forkserver", choices=["forkserver", "exec"])
     ap.add_argument("--timeout", type=float, default=1200, help="seconds per configuration before it is killed")
@@ -441,7 +441,9 @@ def main(argv=None) -> int:
     a.shapes = a.shapes or (["tiny"] if a.quick else ["distilgpt2", "gpt2"])
     a.batch_sizes = a.batch_sizes or (["2", "4"] if a.quick else ["4", "8", "16", "32"])
     T = a.seq_len or (32 if a.quick else 128)
-    steps = a.steps or (1 if a.quick else 3)
+    steps = a.steps
+    if steps < 1 or a.warmup < 0 or a.repeats < 1:
+        ap.error(f"--steps must be ≥ 1, --warmup ≥ 0 and --repeats ≥ 1 (got {steps}, {a.warmup}, {a.repeats})")
     rshape, rB = (a.ratio_at or ("tiny:4" if a.quick else "distilgpt2:16")).split(":")
     out = Path(a.out or ("scratch/bench" if a.quick else "reports/bench"))
 
@@ -452,15 +454,18 @@ def main(argv=None) -> int:
         if dev.startswith("cuda"): cap = None  # the GPU's own OOM error is caught in the child
         confs = plan(_csv(a.shapes), _csv(a.batch_sizes, int), _csv(a.losses), _csv(a.modes), T, (rshape, int(rB)))
         run = dict(steps=steps, warmup=a.warmup, device=dev, seed=a.seed, dropout=a.dropout, step_budget_s=a.step_budget_s,
-                   threads=a.threads, noise_multiplier=a.noise_multiplier)
-        confs = [c | run for c in confs]
+                   threads=a.threads, noise_multiplier=a.noise_multiplier, profile=a.profile)
+        confs = [c | run | dict(repeats=a.repeats if (c["shape"], c["B"]) == (rshape, int(rB)) else 1) for c in confs]
         print(f"dptie bench: {len(confs)} configurations on {dev}"
               f"{f', RSS cap {cap/1024:.1f} GB' if cap else ''}, out {out}", flush=True)
         sweep(confs, out, a.launcher, a.timeout, cap, a.budget_s, a.resume)
     recs = json.loads((out/"bench.json").read_text())
     rows = ratios(recs, rshape, int(rB), T)
     atomic_write_json(out/"ratios.json", rows)
-    plot(recs, out/"bench.png")
+    from dptie_nb.figures import plot_bench    # the report's figure: one picture of the benchmark everywhere
+    from dptie_nb.results import load_bench
+    plot_bench(load_bench(out/"bench.json")[0], save=out/"bench.png")
+
     print(format_ratios(rows))
     print(f"wrote {out/'bench.json'}, {out/'ratios.json'}, {out/'bench.png'}")
     return 0 if any(r["status"] == "ok" for r in recs) else 1

@@ -5,6 +5,7 @@
 # %% ../nbs/05_dpoptim.ipynb #a2fb1ba3
 from __future__ import annotations
 import math, os
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 import torch, torch.nn as nn
 from torch import Tensor
@@ -15,7 +16,7 @@ from .accountant import PrivacyLedger, noise_multiplier, paper_delta
 from .data import PoissonSampler, poisson_plan
 
 # %% auto #0
-__all__ = ['DPOptimizer', 'PrivateTraining', 'make_private']
+__all__ = ['NOISE_CHUNK', 'DPOptimizer', 'PrivateTraining', 'make_private']
 
 # %% ../nbs/05_dpoptim.ipynb #eec52cf7
 class DPOptimizer:
@@ -57,7 +58,8 @@ class DPOptimizer:
         except Exception:
             if self._own: self.clipper.detach()
             raise
-        self.steps, self.examples, self.last_batch_examples, self._gens = 0, 0, None, {}
+        self.steps, self.examples, self.last_batch_examples = 0, 0, None
+
 
     def _params(self): return [p for g in self.optimizer.param_groups for p in g['params'] if p.requires_grad]
     @property
@@ -104,24 +106,39 @@ class DPOptimizer:
         if self._own: self.clipper.detach()
 
 # %% ../nbs/05_dpoptim.ipynb #711da358
-@patch
-def _generator(self:DPOptimizer, device):
-    if not self.secure: return self.generator
-    if device not in self._gens:
-        self._gens[device] = torch.Generator(device=device).manual_seed(int.from_bytes(os.urandom(8), 'little'))
-    return self._gens[device]
+NOISE_CHUNK = 1 << 22  # elements per noise stream: fixed, so the noise does not depend on the number of threads
 
 @patch
-def _noise(self:DPOptimizer, p):
-    "N(0, σ²C²) shaped like `p`, from the configured source"
-    gen = self._generator(p.device)
-    dt = p.dtype if p.dtype in (torch.float32, torch.float64) else torch.float32
-    draw = lambda: torch.randn(p.shape, generator=gen, device=gen.device if gen is not None else p.device, dtype=dt)
-    z = draw()
-    if self.secure:  # as Opacus' secure_mode: (z1+z2+z3+z4)/2, against attacks on floating-point Gaussian samples
-        for _ in range(3): z.add_(draw())
-        z.mul_(0.5)
-    return z.mul_(self.noise_multiplier * self.max_grad_norm).to(p.device, p.dtype)
+def _grads(self:DPOptimizer, ps) -> list:
+    "Each `p.grad` as a contiguous tensor the step may change in place (zeros where a parameter has none)"
+    return [torch.zeros_like(p) if p.grad is None else p.grad if p.grad.is_contiguous() else p.grad.contiguous() for p in ps]
+
+@patch
+def _seeds(self:DPOptimizer, n:int) -> list:
+    "`n` seeds for this step's noise streams: from the generator (or torch's global one), or 63 bits of os.urandom each"
+    if self.secure: return [int.from_bytes(os.urandom(8), 'little') >> 1 for _ in range(n)]
+    dev = self.generator.device if self.generator is not None else 'cpu'
+    return torch.randint(0, 2**62, (n,), generator=self.generator, device=dev).tolist()
+
+@patch
+def _add_noise(self:DPOptimizer, gs:list):
+    "Add N(0, σ²C²) to every (contiguous) tensor of `gs` in place: chunks of `NOISE_CHUNK`, one seeded stream each"
+    std = self.noise_multiplier * self.max_grad_norm
+    chunks = [g.view(-1)[s:s + NOISE_CHUNK] for g in gs for s in range(0, g.numel(), NOISE_CHUNK)]
+    def draw(c, seed):
+        gen = torch.Generator(device=c.device).manual_seed(seed)
+        dt = c.dtype if c.dtype in (torch.float32, torch.float64) else torch.float32
+        z = torch.randn(c.shape, generator=gen, device=c.device, dtype=dt)
+        if self.secure:  # as Opacus' secure_mode: (z1+z2+z3+z4)/2, against attacks on floating-point Gaussian samples
+            for _ in range(3): z.add_(torch.randn(c.shape, generator=gen, device=c.device, dtype=dt))
+            z.mul_(0.5)
+        c.add_(z.mul_(std).to(c.dtype))
+    jobs = list(zip(chunks, self._seeds(len(chunks))))
+    workers = min(torch.get_num_threads(), len(jobs))
+    if workers > 1 and all(c.device.type == 'cpu' for c, _ in jobs):   # the CPU generator is one thread: run the streams in parallel
+        with ThreadPoolExecutor(workers) as ex: list(ex.map(lambda j: draw(*j), jobs))
+    else:
+        for j in jobs: draw(*j)
 
 @patch
 def step(self:DPOptimizer, closure=None):
@@ -130,15 +147,15 @@ def step(self:DPOptimizer, closure=None):
     self._check_same_params()
     ps = self._params()
     self.clipper.check_grads(ps)
-    self._gens = {}
     with torch.no_grad():
         if self.distributed: self._reduce(ps)
         else:
-            for p in ps:
-                g = p.grad if p.grad is not None else torch.zeros_like(p)
-                if self.noise_multiplier > 0: g = g + self._noise(p)
-                p.grad = g / self.expected_batch_size
-    self.optimizer.step()
+            gs = self._grads(ps)
+            with torch.profiler.record_function("dptie::noise"):
+                if self.noise_multiplier > 0: self._add_noise(gs)
+            for p, g in zip(ps, gs): p.grad = g.div_(self.expected_batch_size)
+    with torch.profiler.record_function("dptie::optimizer"): self.optimizer.step()
+
     self.steps += 1
     self.last_batch_examples = self.examples
     self.zero_grad()
@@ -147,8 +164,9 @@ def step(self:DPOptimizer, closure=None):
 @patch
 def _reduce(self:DPOptimizer, ps):
     "Sum every rank's clipped sums plus rank 0's noise across the ranks, divide by q·N, into `p.grad`"
-    gs = [p.grad if p.grad is not None else torch.zeros_like(p) for p in ps]
-    if self.noise_multiplier > 0 and world()[0] == 0: gs = [g + self._noise(p) for g, p in zip(gs, ps)]
+    gs = self._grads(ps)
+    if self.noise_multiplier > 0 and world()[0] == 0: self._add_noise(gs)
+
     n = torch.tensor([float(self.examples)], dtype=torch.float64, device=ps[0].device if ps else "cpu")
     all_reduce_([*gs, n])
     for p, g in zip(ps, gs): p.grad = g / self.expected_batch_size

@@ -119,10 +119,12 @@ def _ghost_parts(p, us):
     for i, (la, La, Ra) in enumerate(blocks):
         for j in range(i, len(blocks)):
             lb, Lb, Rb = blocks[j]
-            v, k = factor_inner(La, Ra, Lb, Rb), _pair_key(la, lb)
+            k = _pair_key(la, lb)
+            with torch.profiler.record_function(f"dptie::gram:{k}"): v = factor_inner(La, Ra, Lb, Rb)
             v = v if i == j else 2 * v
             parts[k] = parts[k] + v if k in parts else v
-    return parts, blocks, sum(factor_bound(L, R) for _, L, R in blocks)
+    with torch.profiler.record_function("dptie::bound"): return parts, blocks, sum(factor_bound(L, R) for _, L, R in blocks)
+
 
 def _exact_example(p, blocks, i:int):
     "Example `i`'s gradient of `p` materialised from its factors in float64: (its parts, the gradient)"

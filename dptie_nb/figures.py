@@ -182,34 +182,44 @@ def plot_accuracy(runs:pd.DataFrame, # runs from `load_runs`
     return _save(fig, save)
 
 # %% ../nbs/09a_figures.ipynb #79c6c16f
+def _spread(r, col):
+    "The (low, high) whisker of a benchmark record: its timed steps' range, or its repeated processes' peaks."
+    xs = r.get("step_times_s") if col == "step_time_s" else r.get("peak_mems_mb")
+    xs = [x for x in xs if x is not None] if isinstance(xs, (list, tuple)) else []
+    return (min(xs), max(xs)) if len(xs) > 1 else (r[col], r[col])
+
 def plot_bench(bench:pd.DataFrame, # records from `load_bench`
                save:str|Path|None=None, # also write the figure here as PNG
               ) -> Figure|None:
-    "Peak memory and time per step against B, one column per shape (and T, loss), one line per mode; × marks a mode that did not run."
+    "Peak memory and median time per step, one bar per engine, grouped by shape, loss and B; whiskers show the spread; × marks an engine that did not run."
     if not len(bench): return None
-    panels, modes = list(dict.fromkeys(bench.panel)), mode_order(bench["mode"])
-    fig = _new_fig(max(7, 4.6 * len(panels)), 7.4)
-    ax = fig.subplots(2, len(panels), squeeze=False)
-    for j, panel in enumerate(panels):
-        g = bench[bench.panel == panel]
-        for i, (col, lab) in enumerate((("peak_mem_mb", "peak memory (MB)"), ("step_time_s", "time per step (s)"))):
-            a = ax[i, j]
-            for m in modes:
-                k = g[g["mode"] == m].sort_values("B")
-                ok = k[(k.status == "ok") & k[col].notna()]
-                c = MODE_COLORS.get(m, "k")
-                if len(ok): a.plot(ok.B, ok[col], "o-", c=c, ms=4, label=MODE_LABELS.get(m, m))
-                bad = k[~k.index.isin(ok.index)]
-                if len(bad): a.plot(bad.B, [0.03] * len(bad), "x", c=c, ms=8, mew=2, transform=a.get_xaxis_transform(),
-                                    label=f"{MODE_LABELS.get(m, m)}: {', '.join(sorted(set(bad.status)))}")
-            Bs = sorted(int(b) for b in g.B.dropna().unique())
-            if Bs: a.set_xscale("log", base=2); a.set_xticks(Bs, [str(b) for b in Bs])
-            a.set(xlabel="batch size B", ylabel=lab, title=panel if i == 0 else "")
-            if i == 1 and ((g.status == "ok") & (g[col] > 0)).any(): a.set_yscale("log")  # a panel of skipped runs only has no scale
-            a.grid(alpha=0.3)
-        ax[0, j].legend(fontsize=7)
+    modes = mode_order(bench["mode"])
+    keys = list(dict.fromkeys(zip(bench["shape"], bench["loss"], bench.B)))
+    ran = [k for k in keys if ((bench["shape"] == k[0]) & (bench["loss"] == k[1]) & (bench.B == k[2]) & (bench.status == "ok")).any()]
+    keys = sorted(ran, key=lambda k: (str(k[0]), str(k[1]), k[2]))
+    if not keys: return None
+    fig = _new_fig(min(13, max(7.5, 1.5 * len(keys) + 2.5)), 7.2)
+    ax = fig.subplots(2, 1, sharex=True)
+    w = 0.84 / len(modes)
+    for gi, (shape, loss, B) in enumerate(keys):
+        g = bench[(bench["shape"] == shape) & (bench["loss"] == loss) & (bench.B == B)]
+        for mi, m in enumerate(modes):
+            x, c, k = gi - 0.42 + w * (mi + 0.5), MODE_COLORS.get(m, "k"), g[g["mode"] == m]
+            for a, col, scale in ((ax[0], "peak_mem_mb", 1 / 1024), (ax[1], "step_time_s", 1.0)):
+                if len(k) and k.status.iloc[0] == "ok" and np.isfinite(k[col].iloc[0]):
+                    r = k.iloc[0]; lo, hi = _spread(r, col); v = r[col]
+                    a.bar(x, v * scale, w * 0.92, color=c, label=MODE_LABELS.get(m, m))
+                    if hi > lo: a.errorbar(x, v * scale, [[(v - lo) * scale], [(hi - v) * scale]], fmt="none", ecolor="k", capsize=2, lw=1)
+                elif len(k): a.plot(x, 0.04, "x", c=c, ms=8, mew=2, transform=a.get_xaxis_transform())
+    ax[0].set_ylabel("peak memory (GB)"); ax[1].set_ylabel("median time per step (s)")
+    ax[1].set_xticks(range(len(keys)), [f"{s}\n{l} loss, B={int(B)}" for s, l, B in keys])
+    for a in ax: a.grid(axis="y", alpha=0.3); a.set_xlim(-0.6, len(keys) - 0.4)
+    hs = {l: h for a in ax for h, l in zip(*a.get_legend_handles_labels())}
+    T = ", ".join(f"{t:g}" for t in sorted(set(bench[bench.status == "ok"].T.dropna())))
     dev = ", ".join(sorted(set(bench[bench.status == "ok"].device.astype(str)))) or "?"
-    fig.suptitle(f"One training step per engine ({dev}); × at the bottom: did not run (status in the legend)", fontsize=10)
+    fig.suptitle(f"One training step per engine (T={T}, {dev})", fontsize=11)
+    hs["did not run (× at the foot)"] = ax[0].plot([], [], "x", c="0.3", ms=8, mew=2)[0]
+    fig.legend(list(hs.values()), list(hs), loc="outside lower center", ncol=min(3, len(hs)), fontsize=9, frameon=False)
     return _save(fig, save)
 
 # %% ../nbs/09a_figures.ipynb #e05c4b9a

@@ -369,14 +369,15 @@ def _norms(self:GhostClipper, by:dict, B:int, acc, dev):
             parts, blocks, bound = _ghost_parts(p, us)
             sq, exact = sum(parts.values()), {}
             for i in (sq * RHO < bound * bound).nonzero().flatten().tolist():
-                pi, exact[i] = _exact_example(p, blocks, i)
+                with torch.profiler.record_function("dptie::exact_recompute"): pi, exact[i] = _exact_example(p, blocks, i)
                 for k in parts: parts[k][i] = pi.get(k, 0.)
                 sq[i] = exact[i].pow(2).sum()
             payload[pid] = (p, blocks, exact, None)
             decisions[name] = 'ghost'
             if exact: exact_n[name] = len(exact)
         else:
-            parts, pay, sq = _mat_parts(p, us, B)
+            with torch.profiler.record_function("dptie::materialize"): parts, pay, sq = _mat_parts(p, us, B)
+
             payload[pid] = (p, None, None, pay)
             decisions[name] = 'materialize'
         psq[name] = sq; total += sq
@@ -433,12 +434,13 @@ def _backward(self:GhostClipper, losses):
                                    "mul_, +=, ...), which moves its gradient where the clipper cannot see it: use the "
                                    "out-of-place form (nn.ReLU(), y = y * s) right after modules the clipper hooks")
     with torch.enable_grad(): total_loss = losses.sum()
-    flat = torch.autograd.grad(total_loss, [e for c in calls for e in c.edges], allow_unused=True, retain_graph=self.verify)
+    with torch.profiler.record_function("dptie::output_grads"):
+        flat = torch.autograd.grad(total_loss, [e for c in calls for e in c.edges], allow_unused=True, retain_graph=self.verify)
     grads, k = [], 0
     for c in calls: grads.append(flat[k:k + len(c.edges)]); k += len(c.edges)
     del flat
     if self.check_unseen: self._check_graph(losses, calls, grads)
-    by = self._uses(calls, grads)
+    with torch.profiler.record_function("dptie::rules"): by = self._uses(calls, grads)
     del grads
     stats, total, payload, psq, decisions, exact_n = self._norms(by, B, acc, dev)
     del by
@@ -452,7 +454,7 @@ def _backward(self:GhostClipper, losses):
     if (total < 0).any(): raise RuntimeError("internal error: a squared norm came out negative; please report it")
     C = self.max_grad_norm
     clip = C / norms.clamp_min(C)
-    sums = _clipped_sums(payload, clip)
+    with torch.profiler.record_function("dptie::clipped_sums"): sums = _clipped_sums(payload, clip)
     self._set_last(norms, clip, psq, decisions, {**stats, 'total': total}, exact_n)
     if self.verify: self._verify(losses, norms, sums)
     for p in self.params:

@@ -155,5 +155,6 @@ def fake_bench(path:str|Path) -> Path:
             if mode == "opacus-pe-tied" and B == 32: st, msg = "failed", "out of memory: OutOfMemoryError: CUDA out of memory"
             if mode == "opacus-ghost-tied": st, msg = "refused", "NotImplementedError: tying is not supported"
             recs.append(dict(shape="dptie-mini", mode=mode, B=B, T=128, loss="class", device="cpu", device_name="x86_64",
-                             peak_mem_mb=mem if st == "ok" else None, step_time_s=t if st == "ok" else None, status=st, message=msg))
+                             peak_mem_mb=mem if st == "ok" else None, step_time_s=t if st == "ok" else None, status=st, message=msg,
+                             step_times_s=[t * 0.9, t, t * 1.2] if st == "ok" else None))
     return atomic_write_json(path, recs)
