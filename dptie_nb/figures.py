@@ -223,18 +223,29 @@ def plot_bench(bench:pd.DataFrame, # records from `load_bench`
     return _save(fig, save)
 
 # %% ../nbs/09a_figures.ipynb #e05c4b9a
+def _clip_panel(a, runs:pd.DataFrame, groups:list):
+    "Clip factors of `plot_norms`: per (arm, ε), the share of examples clipped and min(1, C/‖g‖) at the median and 90th-percentile norm."
+    labs = []
+    for gi, (arm, el) in enumerate(groups):
+        g = runs[(runs.arm == arm) & (runs.eps_label == el)]
+        a.bar(gi, g.clip_frac.mean(), 0.6, color=_color(arm, gi), alpha=0.35, label="share of examples clipped" if gi == 0 else None)
+        a.plot(gi, g.clip_q50.mean(), "o", c="k", ms=6, label="clip factor at the median ‖g_i‖" if gi == 0 else None)
+        a.plot(gi, g.clip_q90.mean(), "v", c="k", ms=6, label="clip factor at the 90th percentile" if gi == 0 else None)
+        labs.append(f"{arm}\n{'ε=' + el if is_dp(el) else el}")
+    a.set_xticks(range(len(groups)), labs, fontsize=8); a.set_ylim(0, 1.05)
+    a.set(ylabel="share clipped · clip factor min(1, C/‖g_i‖)", title="clipping")
+    a.legend(fontsize=8, loc="lower left"); a.grid(axis="y", alpha=0.3)
+
 def plot_norms(runs:pd.DataFrame, # runs from `load_runs`
                save:str|Path|None=None, # also write the figure here as PNG
               ) -> Figure|None:
-    "Each component's share of the per-example squared norm, tied against untied, per task (and model, regime)."
+    "Per task (and model, regime): each component's share of the per-example squared norm, tied against untied, and beside it how hard each arm was clipped."
     T = norms_table(runs)
     if not len(T): return None
     panels = list(dict.fromkeys(zip(T.task, T.model, T.regime)))
-    nc = min(3, len(panels)); nr = math.ceil(len(panels) / nc)
-    fig = _new_fig(5 * nc, 3.9 * nr)
-    ax = fig.subplots(nr, nc, squeeze=False).ravel()
-    for a in ax[len(panels):]: a.set_visible(False)
-    for a, (task, model, regime) in zip(ax, panels):
+    fig = _new_fig(11, 4.2 * len(panels))
+    ax = fig.subplots(len(panels), 2, squeeze=False, width_ratios=(3, 2))
+    for (a, c), (task, model, regime) in zip(ax, panels):
         t = T[(T.task == task) & (T.model == model) & (T.regime == regime)]
         comps = part_keys(t.component)[0]
         groups = list(dict.fromkeys(zip(t.arm, t.eps_label)))
@@ -244,11 +255,14 @@ def plot_norms(runs:pd.DataFrame, # runs from `load_runs`
             x = np.arange(len(comps)) + (gi - (len(groups) - 1) / 2) * w
             err = np.nan_to_num(np.vstack([k.share - k.lo, k.hi - k.share]).clip(min=0))
             a.bar(x, k.share, w, yerr=err, capsize=2, color=_color(arm, gi), alpha=max(0.35, 1 - 0.25 * (gi // 2)),
-                  label=f"{arm}, ε={el} (n={int(k.n.max())})")
+                  label=f"{arm}, {'ε=' + el if is_dp(el) else el} (n={int(k.n.max())})")
         a.axhline(0, c="k", lw=0.7)
-        a.set_xticks(range(len(comps)), [part_label(c).replace(" 2⟨", "\n2⟨") for c in comps], fontsize=8)
+        a.set_xticks(range(len(comps)), [part_label(c).replace(" 2⟨", "\n2⟨") for c in comps], fontsize=9)
         a.set(title=f"{task}: {model}, {regime}", ylabel="share of ‖g_i‖²")
-        a.legend(fontsize=7)
+        a.legend(fontsize=8)
+        r = runs[(runs.task == task) & (runs.model == model) & (runs.regime == regime)]
+        if "clip_frac" in r and r.clip_frac.notna().any(): _clip_panel(c, r, [g for g in groups if r[(r.arm == g[0]) & (r.eps_label == g[1])].clip_frac.notna().any()])
+        else: _empty(c, "no clipping recorded")
     return _save(fig, save)
 
 # %% ../nbs/09a_figures.ipynb #9b35367a

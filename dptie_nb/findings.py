@@ -4,7 +4,9 @@
 
 # %% ../nbs/09b_findings.ipynb #971c5e00
 from __future__ import annotations
-import math, string
+import math, re, string
+from decimal import ROUND_HALF_UP, Decimal
+
 from pathlib import Path
 
 import numpy as np
@@ -12,37 +14,44 @@ import pandas as pd
 from scipy import stats
 
 from .results import (BENCH_COLUMNS, DIFF_COLUMNS, GLUE_TRAIN_ROWS, MODE_LABELS, is_dp, accountant_table, bench_status, chance_of,
-                              comparisons, eps_key, get_key, norms_table, paired_diffs, paper_gaps, paper_memory, paper_steps,
+                              comparisons, eps_key, get_key, norms_table, paired_diffs, paper_gaps, paper_gap_tests, paper_memory, paper_steps,
                               part_index, summarise)
-from .config import eps_label
+from .config import CLIP_ONLY, eps_label
 from .assets import shown_path
 
 # %% auto #0
-__all__ = ['STYLES', 'PHRASES', 'METRICS', 'MEMORY_RATIOS', 'QUESTIONS', 'DIFFERENCES', 'SETUP_PHRASES', 'signed', 'ci_text',
+__all__ = ['STYLES', 'PHRASES', 'METRICS', 'RATIO_PAIRS', 'QUESTIONS', 'DIFFERENCES', 'SETUP_PHRASES', 'num', 'signed', 'ci_text',
            'pct', 'values_text', 'span_text', 'cell_text', 'fill', 'say', 'bullets', 'verdict', 'verdict_kind',
-           'comparison_verdict', 'primary_summary', 'pairs_summary', 'accuracy_conclusions', 'loss_conclusions',
-           'learning_brief', 'shape_ratios', 'memory_conclusions', 'memory_summary', 'norm_conclusions', 'norms_brief',
-           'coverage', 'privacy_conclusions', 'privacy_brief', 'caveat_rows', 'caveats', 'conclusions', 'conclusion',
-           'goal_check', 'setup_facts', 'differences', 'overview', 'paper_status', 'run_summary']
+           'comparison_verdict', 'primary_summary', 'pairs_summary', 'learning_brief', 'pair_ratios', 'paper_slowdown',
+           'memory_brief', 'memory_summary', 'norm_brief', 'norms_brief', 'coverage', 'privacy_conclusions',
+           'privacy_brief', 'caveat_rows', 'caveats', 'conclusions', 'conclusion', 'goal_check', 'setup_facts',
+           'differences', 'overview', 'paper_status', 'run_summary']
 
 # %% ../nbs/09b_findings.ipynb #128f1a3f
+def num(x, nd:int=1) -> str:
+    "The report's one rounding rule: `nd` decimals, halves away from zero, after snapping to 10 significant digits (62.75 and 62.7499999999 both read 62.8); a true minus sign."
+    if x is None or not np.isfinite(x): return "–"
+    q = Decimal(f"{float(x):.10g}").quantize(Decimal(1).scaleb(-nd), rounding=ROUND_HALF_UP)
+    return f"{q + 0:f}".replace("-", "−") if q != 0 else f"{0:.{nd}f}"
+
 def signed(x, nd:int=1) -> str:
     "A signed number with a true minus sign: '+1.2', '−0.8', and '0.0' for what rounds to zero."
     if x is None or not np.isfinite(x): return "–"
-    if round(x, nd) == 0: return f"{0:.{nd}f}"
-    return f"{x:+.{nd}f}".replace("-", "−")
+    t = num(x, nd)
+    return t if t.startswith("−") or float(t) == 0 else "+" + t
 
 def ci_text(lo, hi, nd:int=1) -> str:
     "An interval as '−0.8..3.2' ('no interval' for one seed)."
     if lo is None or not (np.isfinite(lo) and np.isfinite(hi)): return "no interval"
-    return f"{lo:.{nd}f}..{hi:.{nd}f}".replace("-", "−")
+    return f"{num(lo, nd)}..{num(hi, nd)}"
 
 def pct(x, signed:bool=False) -> str:
     "A share as a percentage, with more digits when it is tiny: '4.2%', '−2.3%', '−0.0041%'."
     if x is None or not np.isfinite(x): return "–"
-    v, f = 100 * x, "+" if signed else ""
-    t = f"{v:{f}.1f}" if abs(v) >= 0.05 or v == 0 else f"{v:{f}.2g}"
-    return t.replace("-", "−") + "%"
+    v = 100 * x
+    if abs(v) >= 0.05 or v == 0: t = num(v, 1); t = "+" + t if signed and not t.startswith("−") else t
+    else: t = f"{v:{'+' if signed else ''}.2g}".replace("-", "−")
+    return t + "%"
 
 # %% ../nbs/09b_findings.ipynb #45191e34
 def values_text(v) -> str:
@@ -63,7 +72,7 @@ def cell_text(v) -> str:
     if v is None: return "–"
     if isinstance(v, float):
         if math.isnan(v): return "–"
-        return f"{v:.0f}" if abs(v) >= 1000 else f"{v:.4g}"
+        return f"{num(v, 0)}" if abs(v) >= 1000 else f"{v:.4g}"
     if isinstance(v, (list, tuple)): return ", ".join(map(str, v))
     return str(v)
 
@@ -78,7 +87,10 @@ STYLES = {  # the format specs a phrase may use besides Python's; '.N' after a n
 class _Styled(string.Formatter):
     def format_field(self, v, spec):
         name, _, nd = spec.partition(".")
-        if name not in STYLES: return format(v, spec)
+        if name not in STYLES:
+            m = re.fullmatch(r"\.(\d+)f", spec)
+            return num(v, int(m.group(1))) if m and isinstance(v, (int, float, np.number)) else format(v, spec)
+
         return STYLES[name](v, int(nd)) if nd else STYLES[name](v)
 
 def fill(pattern:str, **facts) -> str:
@@ -95,15 +107,8 @@ PHRASES = {
     "besides": " besides the primary",
     "pairs.primary": "Primary comparison (declared before running, not corrected): {arm} − tied on {task} at {eps:eps} ({setting}) "
                      "= {diff:signed} points (95% CI {ci:ci}, {n} paired seed{n:pl}): {verdict}.",
-    "pair.primary": "**Primary** (declared before running, not corrected): {line}",
-    "pair.mcnemar": "McNemar over {examples:,} shared dev predictions: {only_a} right only under {arm}, {only_b} only under tied, "
-                    "{p:p}{holm}.",
-    "holm.adj": ", Holm-adjusted {p:p}", "adj.holm": "Holm-adjusted ",
+    "adj.holm": "Holm-adjusted ",
     "better_on": "{arm} better on {task} {eps:eps}",
-    "pair": "On {task} at {eps:eps} ({setting}), {arm} − tied = {diff:signed.{nd}} {unit} (95% CI {ci:ci.{nd}}, {n} seed{n:pl}; "
-            "tied {tied:.{nd}f}, {arm} {untied:.{nd}f}): {verdict}.",
-    "pair.paper": "The paper: {gaps:list}.",
-    "gap": "{model} {gap:signed.2}", "gap.vs": "{model} {gap:signed.2} ({side} our interval)",
     "verdict.one": "one seed, no interval: no conclusion", "verdict.better": "{arm} better (the interval excludes 0)",
     "verdict.ns": "not significant",
     "verdict.uninformative": "uninformative: both arms predict one class in every seed, so these runs say nothing about tying",
@@ -114,40 +119,48 @@ PHRASES = {
     "label.one": "one seed", "label.uninformative": "uninformative (one class)", "label.diff": "{arm} better",
     "label.equivalent": "equivalent (±{margin:g})", "label.inconclusive": "inconclusive",
     # (a') below accuracy
-    "learned": "{regime}, {eps:eps} ({k} run{k:pl}): AUROC of the label-word margin {a0:.2f} → {a:.2f}, balanced accuracy "
-               "{b0:.1f} → {b:.1f} points, label-word loss {l0:.3f} → {l:.3f} nats (step 0 → end, means over tasks, arms and seeds); "
-               "{c} of {k} end predicting one class.",
+    "learned": "In the {k} private run{k:pl} the AUROC of the label-word margin went from {a0:.2f} to {a:.2f} (step 0 → end, mean); "
+               "{c} of {n} runs end predicting one class{which:paren}.",
+    "one_class_in": "{setting}: {c} of {k}",
     "learned.none": "No run recorded what its evaluations saw below accuracy (the runs predate it).",
     # (c) memory and time per step
-    "memory": "Over {n} benchmark shape{n:pl}, exact ghost clipping of the tied model used {mem:span}× the peak memory and "
-              "{time:span}× the time per step of Opacus' ghost clipping of the untied model.",
-    "memory.none": "The benchmark has no shape on which both our ghost clipping of the tied model and Opacus' of the untied one ran.",
+    "memory": "Exact ghost clipping of the tied model took {m:span}× the peak memory and {t:span}× the time of the same engine on "
+              "the untied model{gu}.",
+    "memory.gu": ", and {r:span}× the memory of Opacus' ghost clipping of the untied model",
+    "cost.same": "Over the {n} configuration{n:pl} where both ran, exact ghost clipping of the tied model took {t:span}× the time and "
+                 "{m:span}× the peak memory of the same engine on the untied model, and {tn:span}× the time and {mn:span}× the "
+                 "memory of a non-private step.",
+    "cost.opacus": "Against Opacus it took {t:span}× the time and {m:span}× the memory of ghost clipping of the untied model{pe}.",
+    "cost.opacus_pe": ", and {pm:span}× the memory of its per-example clipping of the tied one",
+    "memory.none": "The benchmark has no configuration in which both our tied and our untied ghost clipping ran.",
     "bench.none": "No benchmark: nothing to conclude about memory and time.",
-    "shape": "{panel}, B = {Bs:vals}: {clauses}.", "shape.none": "no comparable modes",
-    "mem.pe": "exact ghost clipping of the tied model used {r:less} less peak memory than per-example clipping of it",
-    "mem.gu": "{r:span}× the memory of Opacus' ghost clipping of the untied model", "mem.du": "{r:span}× our untied",
-    "time.pe": "time per step {r:span}× per-example clipping", "time.gu": "{r:span}× untied ghost clipping",
-    "time.np": "{r:span}× a non-private step", "time.du": "{r:span}× our untied",
-
-    "mem.paper": "the paper's comparison, Opacus' ghost clipping of the untied model against per-example clipping of the tied one: {r:less} less memory",
-    "did_not_run": "Did not run: {what}.", "at_B": "{mode} at B={B}", "dnr.few": "{which} ({status})", "dnr.many": "{n} configurations ({status})",
     "paper_saves": "The paper's ghost-clipped untied models used {saves:span%} less memory than its per-example-clipped tied ones "
                    "(its \"more than 60%\" holds on {over60}).",
     # (d) the cross term
-    "cross": "In tied runs the cross term 2⟨g_E, g_H⟩ is {lo:±pct} to {hi:±pct} of an example's squared gradient norm: clipping a "
-             "tied matrix as if its two uses were separate layers would mis-state the norm by that share.",
+    "cross": "In tied runs the cross term 2⟨g_E, g_H⟩ averages {lo:±pct} to {hi:±pct} of an example's squared gradient norm and "
+             "reaches {mx:±pct} for one example: clipping the two uses of a tied matrix as separate layers would mis-state the norm by that much.",
+
     "cross.none": "No tied run recorded a cross term.",
     "norms.none": "No run recorded a squared-norm split (they need the dptie engine and a private run).",
-    "norms": "{task} ({model}, {regime}): {clauses}.", "norms.cross": "in tied runs the cross term is {shares:±pcts} of ‖g_i‖² (ε={eps:list})",
-    "norms.eh": "embedding and head together {shares:list}", "share_of": "{x:.0%} ({arm})",
-    "norms.max": "the largest per-example cross term was {x:±pct} of ‖g_i‖² and the smallest {y:±pct} (tied, over every logged batch)",
-    "norms.drift": "for {arm}, ‖H − E‖/‖E₀‖ went {moves:list}", "drift.move": "from {d0:.2f} to {d:.2f} at {eps:eps}",
+    "comp.tied": "In the tied runs the LM head carries {h:pct} of an example's squared gradient norm and the input embedding "
+                 "{e:pct}; their cross term 2⟨g_E, g_H⟩ averages {c:±pct} and reaches at most {mx:±pct} for one example, so "
+                 "the tied matrix's squared norm is, to within that, the sum of its two uses'.",
+    "comp.clip": "{ft:pct} of examples were clipped in tied runs and {fu:pct} in untied ones, and the clip factor at the "
+                 "90th-percentile norm was {qt:.2f} and {qu:.2f}.",
+    "comp.same": "Tying changes neither what an example's norm is made of nor how hard it is clipped; what it changes under DP "
+                 "is the noise, since untying adds {extra:pct} more parameters, each with its own N(0, σ²C²) draw, and the noise "
+                 "moves the untied head away from the embedding (‖H − E‖/‖E₀‖ = {d:.3f} at the end{d0}).",
+    "comp.differs": "The arms are clipped differently, so tying changes the clipped gradient itself as well as the noise: untying "
+                    "adds {extra:pct} more parameters, each with its own N(0, σ²C²) draw, and the untied head ends at "
+                    "‖H − E‖/‖E₀‖ = {d:.3f}{d0}.",
+    "comp.clip_only": "; {d:.4f} without noise",
     # (e) privacy
-    "privacy": "{runs} private run{runs:pl} in {k} privacy configuration{k:pl} spent ε {prv:vals} by PRV (targets {targets:vals}) "
-               "and {rdp:vals} by RDP, the paper's accountant.",
+    "privacy": "{runs} private run{runs:pl} in {k} privacy configuration{k:pl}, σ calibrated by PRV to ε {targets:vals}: PRV bounds "
+               "their ε at {prv:vals}; RDP, the paper's accountant and a looser bound on the same noise, at {rdp:vals}.",
     "privacy.none": "No private runs: nothing to account.",
-    "rdp": "For the same noise RDP states {r:span}× the ε that PRV does: runs calibrated by PRV spent more than their target "
-           "when reported under RDP as the paper does, so the paper's target ε meant more noise than the same target here.",
+    "rdp": "For the same noise RDP's bound is {r:span}× PRV's: the same mechanism, described less tightly, not more privacy spent. "
+           "Calibrated by RDP, as the paper's runs were, a target ε buys more noise than calibrated by PRV.",
+
     "covers": "ε covers the noisy updates and the final weights, and the dev accuracy and loss computed from them on public dev data",
     "uncovered": "the training losses, clipping fractions, per-example norms and their split are un-noised statistics of private "
                  "batches that it does not cover",
@@ -227,18 +240,6 @@ def _pairs(runs, metric) -> pd.DataFrame:
 
 def _setting(d) -> str: return ", ".join([d.model, d.regime] + ([d.variant] if d.variant else []))
 
-def _pair_line(d, metric:str, G:pd.DataFrame, verdict_text:str, vs:bool=True) -> str:
-    "One paired comparison in words with its verdict, and the paper's gaps at the same task and ε (against our interval when `vs`)."
-    _, unit, nd, hb = METRICS[metric]
-    s = say("pair", task=d.task, eps=d.eps_label, setting=_setting(d), arm=d.arm, diff=d["diff"], nd=nd, unit=unit, ci=(d.lo, d.hi),
-            n=d.n, tied=d.tied, untied=d.untied, verdict=verdict_text)
-    g = G[(G.task == d.task) & (G.eps_label == d.eps_label)]
-    if not len(g): return s
-    vs = vs and np.isfinite(d.lo)
-    gaps = [say("gap.vs", model=r.model, gap=r.gap, side="inside" if d.lo <= r.gap <= d.hi else "outside") if vs else
-            say("gap", model=r.model, gap=r.gap) for _, r in g.iterrows()]
-    return s + " " + say("pair.paper", gaps=gaps)
-
 def primary_summary(runs:pd.DataFrame) -> str:
     "The primary comparison in one sentence, and why it cannot be reported as declared when it cannot; empty when none was declared."
     C = comparisons(runs)
@@ -264,113 +265,98 @@ def pairs_summary(runs:pd.DataFrame, metric:str="acc") -> str:
     return say("pairs", metric=name, n=len(D), k=len(sig), which=which)
 
 
-# %% ../nbs/09b_findings.ipynb #ebd9a242
-def _mcnemar_line(d) -> str:
-    "McNemar's test of a comparison in one sentence (Holm-adjusted too unless primary); empty without per-example answers."
-    if not d.examples: return ""
-    holm = "" if d.primary else say("holm.adj", p=d.mcnemar_holm)
-    return " " + say("pair.mcnemar", examples=int(d.examples), only_a=int(d.only_a), only_b=int(d.only_b), arm=d.arm, p=d.mcnemar_p, holm=holm)
-
-def accuracy_conclusions(runs:pd.DataFrame, paper:dict|None=None) -> str:
-    "One line per accuracy comparison, the primary first: untied − tied with its interval, seeds and verdict, McNemar, beside the paper's gap."
-    C, G, lines = comparisons(runs), paper_gaps(paper), []
-    for _, d in C.iterrows():
-        line = _pair_line(d, "acc", G, comparison_verdict(d, C.attrs["margin"]), vs=not d.uninformative) + _mcnemar_line(d)
-        lines.append(say("pair.primary", line=line) if d.primary else line)
-    return bullets(lines)
-
-def loss_conclusions(runs:pd.DataFrame) -> str:
-    "One line per setting: untied − tied dev loss (the label token's cross-entropy), paired by seed; it separates arms that accuracy at chance cannot."
-    return bullets(_pair_line(d, "dev_loss", paper_gaps(None), verdict(d.lo, d.hi, d.n, False, d.arm)) for _, d in _pairs(runs, "dev_loss").iterrows())
-
-
 # %% ../nbs/09b_findings.ipynb #96415abb
 def learning_brief(runs:pd.DataFrame) -> str:
     "Per regime and ε: AUROC of the label-word margin, balanced accuracy and label-word loss from step 0 to the end, and how many runs end on one class."
     r = runs[runs.auroc.notna() & runs.auroc0.notna()] if len(runs) else runs
     if not len(r): return say("learned.none")
-    r = r.assign(_e=[eps_key(e) for e in r.eps_label])
-    return bullets(say("learned", regime=reg, eps=el, k=len(g), a0=g.auroc0.mean(), a=g.auroc.mean(), b0=g.bal_acc0.mean(), b=g.bal_acc.mean(),
-                       l0=g.label_loss0.mean(), l=g.label_loss.mean(), c=int(g.one_class.sum()))
-                   for (reg, _, el), g in r.groupby(["regime", "_e", "eps_label"], sort=True))
+    dp = r[[is_dp(e) for e in r.eps_label]]
+    which = [say("one_class_in", setting=f"{reg}, {'ε=' + el if is_dp(el) else el}", c=int(g.one_class.sum()), k=len(g))
+             for (reg, _, el), g in r.assign(_e=[eps_key(e) for e in r.eps_label]).groupby(["regime", "_e", "eps_label"], sort=True)
+             if g.one_class.any()]
+    return say("learned", k=len(dp), a0=dp.auroc0.mean(), a=dp.auroc.mean(), c=int(r.one_class.sum()), n=len(r), which=which)
 
 
 # %% ../nbs/09b_findings.ipynb #84b41ce8
-MEMORY_RATIOS = (  # (phrase, mode, against mode, column): the clauses of a benchmark shape's line, in order
-    ("mem.pe", "dptie-tied", "opacus-pe-tied", "peak_mem_mb"), ("mem.gu", "dptie-tied", "opacus-ghost-untied", "peak_mem_mb"),
-    ("mem.du", "dptie-tied", "dptie-untied", "peak_mem_mb"), ("time.pe", "dptie-tied", "opacus-pe-tied", "step_time_s"),
-    ("time.gu", "dptie-tied", "opacus-ghost-untied", "step_time_s"), ("time.np", "dptie-tied", "nonprivate", "step_time_s"),
-    ("time.du", "dptie-tied", "dptie-untied", "step_time_s"),
-    ("mem.paper", "opacus-ghost-untied", "opacus-pe-tied", "peak_mem_mb"))
+RATIO_PAIRS = (  # (label, mode, against): the benchmark's comparisons, the decisive one (the same engine) first
+    ("tied ÷ untied, same engine", "dptie-tied", "dptie-untied"), ("tied ÷ non-private", "dptie-tied", "nonprivate"),
+    ("ours tied ÷ Opacus ghost untied", "dptie-tied", "opacus-ghost-untied"),
+    ("ours tied ÷ Opacus per-example tied", "dptie-tied", "opacus-pe-tied"),
+    ("the paper's choice: Opacus ghost untied ÷ per-example tied", "opacus-ghost-untied", "opacus-pe-tied"))
 
-def shape_ratios(g:pd.DataFrame) -> dict:
-    "{phrase: [ratio at each B, ascending]} for one benchmark shape's records; NaN where either mode did not run."
-    out = {k: [] for k, *_ in MEMORY_RATIOS}
-    for _, k in g.groupby("B", sort=True):
-        ok = k[k.status == "ok"].set_index("mode")
-        val = lambda m, c: float(ok.loc[m, c]) if m in ok.index and np.isfinite(ok.loc[m, c]) else math.nan
-        for key, a, b, c in MEMORY_RATIOS: out[key].append(val(a, c) / val(b, c) if val(b, c) else math.nan)
-    return out
+def pair_ratios(bench:pd.DataFrame) -> pd.DataFrame:
+    "Time and peak-memory ratio of each of `RATIO_PAIRS` in every shape, loss and B where both of its modes ran."
+    rows, ok = [], bench[bench.status == "ok"] if len(bench) else bench
+    for (shape, loss, B), g in (ok.groupby(["shape", "loss", "B"], sort=True) if len(ok) else []):
+        g = g.set_index("mode")
+        for lab, a, b in RATIO_PAIRS:
+            if a in g.index and b in g.index:
+                rows.append(dict(shape=shape, loss=loss, B=int(B), pair=lab, time=float(g.step_time_s[a] / g.step_time_s[b]),
+                                 memory=float(g.peak_mem_mb[a] / g.peak_mem_mb[b])))
+    return pd.DataFrame(rows, columns=["shape", "loss", "B", "pair", "time", "memory"])
 
-def _shape_line(panel, g:pd.DataFrame) -> str:
-    "One benchmark shape: the ratios that could be taken, and the modes that did not run, grouped by why."
-    R = shape_ratios(g)
-    clauses = [say(k, r=v) for k, v in R.items() if np.isfinite(v).any()]
-    s = say("shape", panel=panel, Bs=[int(b) for b in g.B.dropna()], clauses="; ".join(clauses) or say("shape.none"))
-    why = {}
-    for _, r in g.sort_values("B", kind="stable")[lambda x: x.status != "ok"].iterrows():
-        why.setdefault(bench_status(r), []).append(say("at_B", mode=MODE_LABELS.get(r["mode"], r["mode"]), B=int(r.B)))
-    if not why: return s
-    what = [say("dnr.many", n=len(v), status=st) if len(v) > 3 else say("dnr.few", which=", ".join(v), status=st) for st, v in why.items()]
-    return s + " " + say("did_not_run", what="; ".join(what))
+def _ratios(bench, i:int, col:str) -> list:
+    R = pair_ratios(bench)
+    return list(R[R.pair == RATIO_PAIRS[i][0]][col])
 
-# %% ../nbs/09b_findings.ipynb #c853fbba
-def memory_conclusions(bench:pd.DataFrame, paper:dict|None=None) -> str:
-    "Per benchmark shape: our tied ghost clipping against per-example and untied ghost clipping, over the batch sizes; then the paper's saving."
-    lines = [bullets(_shape_line(p, g) for p, g in bench.groupby("panel", sort=False))] if len(bench) else []
+def paper_slowdown(paper:dict|None) -> tuple:
+    "The paper's minutes for DistilGPT2 on SST-2: exact clipping of the tied cross term, and per-example (normal) clipping; Nones when not given."
+    tm = (paper or {}).get("timing_minutes") or {}
+    return (tm.get("distilgpt2_sst2_tied_exact_cross_term") or [None])[0], (tm.get("distilgpt2_sst2_normal_clipping") or [None])[0]
+
+def memory_brief(bench:pd.DataFrame, paper:dict|None=None) -> str:
+    "Section (c) in sentences: exact tied clipping against the same engine untied and a non-private step, against Opacus, and the paper's own memory saving."
+    if not len(pair_ratios(bench)): return say("bench.none") if not len(bench) else say("memory.none")
+    s = []
+    if _ratios(bench, 0, "time"):
+        s.append(say("cost.same", n=len(_ratios(bench, 0, "time")), t=_ratios(bench, 0, "time"), m=_ratios(bench, 0, "memory"),
+                     tn=_ratios(bench, 1, "time"), mn=_ratios(bench, 1, "memory")))
+    if _ratios(bench, 2, "time"):
+        pm = _ratios(bench, 3, "memory")
+        s.append(say("cost.opacus", t=_ratios(bench, 2, "time"), m=_ratios(bench, 2, "memory"),
+                     pe=say("cost.opacus_pe", pm=pm) if pm else ""))
     pm = paper_memory(paper).dropna(subset=["saves"])
     if len(pm):
-        over60 = [t for t, s in pm.groupby("task", sort=False).saves if (s > 0.6).all()]
-        lines.append(say("paper_saves", saves=list(pm.saves), over60=values_text(over60) + " only" if over60 else "no task"))
-    return "\n\n".join(lines)
+        over60 = [t for t, x in pm.groupby("task", sort=False).saves if (x > 0.6).all()]
+        s.append(say("paper_saves", saves=list(pm.saves), over60=values_text(over60) + " only" if over60 else "no task"))
+    return " ".join(s)
 
 def memory_summary(bench:pd.DataFrame) -> str:
-    "The benchmark in one sentence: our tied ghost clipping against Opacus' untied ghost clipping, memory and time."
+    "The answer to 'does untying still buy memory?' in one sentence, from the same-engine comparison and Opacus'."
     if not len(bench): return say("bench.none")
-    R = [shape_ratios(g) for _, g in bench.groupby("panel", sort=False)]
-    fin = lambda k: [x for r in R for x in r[k] if np.isfinite(x)]
-    n = sum(np.isfinite(r["mem.gu"]).any() for r in R)
-    return say("memory", n=n, mem=fin("mem.gu"), time=fin("time.gu")) if n else say("memory.none")
+    m, gu = _ratios(bench, 0, "memory"), _ratios(bench, 2, "memory")
+    if not m: return say("memory.none")
+    return say("memory", m=m, t=_ratios(bench, 0, "time"), gu=say("memory.gu", r=gu) if gu else "")
 
 # %% ../nbs/09b_findings.ipynb #130d7bc4
-def _drift_clauses(g:pd.DataFrame) -> list[str]:
-    "For each untied arm of one task, model and regime: its head's drift ‖H − E‖/‖E₀‖ from step 0 to the end, per ε (means over seeds)."
-    g = g[g.head_drift.notna()].assign(_e=lambda x: [eps_key(e) for e in x.eps_label])
-    return [say("norms.drift", arm=arm, moves=[say("drift.move", d0=e.head_drift0.mean(), d=e.head_drift.mean(), eps=el)
-                                               for (_, el), e in a.groupby(["_e", "eps_label"], sort=True)])
-            for arm, a in g.groupby("arm", sort=False)]
-
-def norm_conclusions(runs:pd.DataFrame) -> str:
-    "Per task, model and regime: the tied cross term's mean and extreme shares, the embedding's and head's shares, and the untied heads' drift."
-    T, lines = norms_table(runs), []
-    keys = ["task", "model", "regime"]
-    for key, g in (runs.groupby(keys, sort=False) if len(runs) else []):
-        t = T[(T.task == key[0]) & (T.model == key[1]) & (T.regime == key[2])]
-        idx, tied = t.component.map(part_index), g[(g.arm == "tied") & g.cross_share_max.notna()]
-        c = t[(t.arm == "tied") & (idx == 2)]
-        eh = t[idx.isin([0, 1])].groupby(["arm", "eps_label"], sort=False).share.sum().groupby(level="arm", sort=False).mean()
-        clauses = ([say("norms.cross", shares=list(c.share), eps=list(c.eps_label))] if len(c) else []) + \
-                  ([say("norms.max", x=tied.cross_share_max.max(), y=tied.cross_share_min.min())] if len(tied) else []) + \
-                  ([say("norms.eh", shares=[say("share_of", x=x, arm=a) for a, x in eh.items()])] if len(eh) else []) + _drift_clauses(g)
-        if clauses: lines.append(say("norms", task=key[0], model=key[1], regime=key[2], clauses="; ".join(clauses)))
-    return bullets(lines)
+def norm_brief(runs:pd.DataFrame) -> str:
+    "Section (d) in three sentences: what a tied example's squared norm is made of, how hard each arm was clipped, and what that leaves to tell the arms apart under DP."
+    T = norms_table(runs)
+    r = runs[[is_dp(e) for e in runs.eps_label]] if len(runs) else runs
+    if "pretrained" in set(r.regime): r = r[r.regime == "pretrained"]
+    T = T[T.eps_label.map(is_dp) & T.regime.isin(set(r.regime))] if len(T) else T
+    tied, untied = T[T.arm == "tied"], T[T.arm == "untied"]
+    if not len(tied): return say("cross.none")
+    share = lambda t, i: t[t.component.map(part_index) == i].share.mean()
+    s = [say("comp.tied", h=share(tied, 1), e=share(tied, 0), c=share(tied, 2), mx=r[r.arm == "tied"].cross_share_max.max())]
+    rt, ru = r[r.arm == "tied"], r[r.arm == "untied"]
+    if len(ru) and rt.clip_frac.notna().any() and ru.clip_frac.notna().any():
+        ft, fu, qt, qu = rt.clip_frac.mean(), ru.clip_frac.mean(), rt.clip_q90.mean(), ru.clip_q90.mean()
+        s.append(say("comp.clip", ft=ft, fu=fu, qt=qt, qu=qu))
+        same = abs(ft - fu) < 0.05 and abs(qt - qu) < 0.05 and abs(share(tied, 1) - share(untied, 1)) < 0.05
+        extra = (ru.params_total.mean() - rt.params_total.mean()) / rt.params_total.mean() if rt.params_total.notna().any() else math.nan
+        co = runs[(runs.eps_label == CLIP_ONLY) & (runs.arm == "untied") & runs.regime.isin(set(r.regime))].head_drift
+        s.append(say("comp.same" if same else "comp.differs", extra=extra, d=ru.head_drift.mean(),
+                     d0=say("comp.clip_only", d=co.mean()) if co.notna().any() else ""))
+    return " ".join(s)
 
 def norms_brief(runs:pd.DataFrame) -> str:
     "The tied cross term's share of the squared norm, over every task, model, regime and ε, in one sentence."
     T = norms_table(runs)
     if not len(T): return say("norms.none")
     c = T[(T.arm == "tied") & (T.component.map(part_index) == 2)]
-    return say("cross", lo=c.share.min(), hi=c.share.max()) if len(c) else say("cross.none")
+    mx = runs[runs.arm == "tied"].cross_share_max.max() if "cross_share_max" in runs else math.nan
+    return say("cross", lo=c.share.min(), hi=c.share.max(), mx=mx) if len(c) else say("cross.none")
 
 
 # %% ../nbs/09b_findings.ipynb #467a242d
@@ -439,20 +425,23 @@ def caveats(runs:pd.DataFrame, skipped:list|None=None) -> str:
 
 
 # %% ../nbs/09b_findings.ipynb #d6425c28
-QUESTIONS = (  # (question, its answer in brief from (runs, bench, paper, skipped), whether it needs runs)
-    ("Does untied beat tied under DP-SGD?",
-     lambda r, b, p, s: "\n\n".join(x for x in (pairs_summary(r), pairs_summary(r, "dev_loss")) if x), True),  # the primary: `conclusion`
-    ("Did the runs learn anything below accuracy?", lambda r, b, p, s: learning_brief(r), True),
-    ("Does untying still buy memory once tied models can be ghost-clipped exactly?", lambda r, b, p, s: memory_summary(b), False),
-    ("How big is the tied cross term?", lambda r, b, p, s: norms_brief(r), True),
-    ("What ε did the runs spend?", lambda r, b, p, s: privacy_brief(r), True))  # where the evidence is weak: `caveats`, the Limitations
+QUESTIONS = (  # (question, its answer in brief from (runs, bench, paper, skipped), whether it needs runs, where the table is)
+    ("Does untied beat tied under DP-SGD?", lambda r, b, p, s: pairs_summary(r), True, "(a)"),  # the primary: `conclusion`
+    ("Does it in dev loss?", lambda r, b, p, s: pairs_summary(r, "dev_loss"), True, "(a)"),
+    ("Did the runs learn anything below accuracy?", lambda r, b, p, s: learning_brief(r), True, "(a)"),
+    ("Does untying still buy memory once tied models can be ghost-clipped exactly?", lambda r, b, p, s: memory_summary(b), False, "(c)"),
+    ("How big is the tied cross term?", lambda r, b, p, s: norms_brief(r), True, "(d)"),
+    ("What ε did the runs spend?", lambda r, b, p, s: privacy_brief(r), True, "(e)"))  # where the evidence is weak: `caveats`, the Limitations
+
 
 
 def conclusions(runs:pd.DataFrame, bench:pd.DataFrame|None=None, paper:dict|None=None, skipped:list|None=None) -> str:
-    "The report's answers in brief, one paragraph per question, as Markdown; sections (a)–(e) give the details."
+    "The report's answers in brief as a Markdown table, one row per question, with the section whose table holds the numbers."
     bench = bench if bench is not None else pd.DataFrame(columns=BENCH_COLUMNS)
-    out = [] if len(runs) else [say("no_runs")]
-    return "\n\n".join(out + [f"**{q}**\n\n{f(runs, bench, paper, skipped)}" for q, f, needs in QUESTIONS if len(runs) or not needs])
+    rows = [(q, f(runs, bench, paper, skipped), where) for q, f, needs, where in QUESTIONS if len(runs) or not needs]
+    cell = lambda t: " ".join(t.split()).replace("|", "\\|")
+    return ("" if len(runs) else say("no_runs") + "\n\n") + "| question | answer | table |\n|---|---|---|\n" + "\n".join(
+        f"| {q} | {cell(a)} | {w} |" for q, a, w in rows)
 
 # %% ../nbs/09b_findings.ipynb #cf0a000a
 def _arm_means(runs:pd.DataFrame, task:str, regime:str="pretrained") -> list[str]:
@@ -463,7 +452,7 @@ def _arm_means(runs:pd.DataFrame, task:str, regime:str="pretrained") -> list[str
         g = S[(S.eps_label == el) & (S.variant == "")].set_index("arm")["mean"]  # `summarise` always has the variant column
 
         if {"tied", "untied"} <= set(g.index):
-            out.append(f"{'ε=' + el if is_dp(el) else el} {g['tied']:.1f} / {g['untied']:.1f}%")
+            out.append(f"{'ε=' + el if is_dp(el) else el} {num(g['tied'], 1)} / {num(g['untied'], 1)}%")
     return out
 
 def conclusion(runs:pd.DataFrame, bench:pd.DataFrame|None=None, paper:dict|None=None) -> str:
@@ -477,7 +466,7 @@ def conclusion(runs:pd.DataFrame, bench:pd.DataFrame|None=None, paper:dict|None=
     means = _arm_means(runs, task)
     if means:
         ch = runs[runs.task == task].chance.dropna()
-        s.append(f"Mean dev accuracy on {task}, tied / untied: " + "; ".join(means) + (f" (majority class {ch.mean():.1f}%)." if len(ch) else "."))
+        s.append(f"Mean dev accuracy on {task}, tied / untied: " + "; ".join(means) + (f" (majority class {num(ch.mean(), 1)}%)." if len(ch) else "."))
     G = paper_gaps(paper)
     g = G[(G.task == task) & (G.epsilon == 3.0)] if len(G) else G
     if len(g) and len(p):
@@ -488,15 +477,21 @@ def conclusion(runs:pd.DataFrame, bench:pd.DataFrame|None=None, paper:dict|None=
                     if inside else f"lie outside our 95% interval [{signed(d.lo)}, {signed(d.hi)}]")
                  + f", at our model's scale and budget ({runs.model.iloc[0]}, {int(runs.steps.max())} steps; section (b) lists the differences).")
 
+    T = paper_gap_tests(paper)
+    if len(T):
+        h = [f"{r.model} on {r.task}{'' if r.eps_label == '3' else ' at ε=' + r.eps_label} ({signed(r.gap)})" for _, r in T[T.holds].iterrows()]
+        s.append(f"Of the paper's {len(T)} gaps under DP, " + (f"only {', '.join(h)} survive{'s' if len(h) == 1 else ''}" if h else "none survives")
+                 + " Holm's correction (Welch's test on its published mean ± SD over 5 seeds an arm).")
     b = bench if bench is not None else pd.DataFrame(columns=BENCH_COLUMNS)
-    R = [shape_ratios(x) for _, x in b.groupby("panel", sort=False)] if len(b) else []
-    fin = lambda k: [x for r in R for x in r[k] if np.isfinite(x)]
-    if fin("time.du") or fin("time.np"):
-        tm = (paper or {}).get("timing_minutes") or {}
-        pt, pn = (tm.get("distilgpt2_sst2_tied_exact_cross_term") or [None])[0], (tm.get("distilgpt2_sst2_normal_clipping") or [None])[0]
-        s.append(f"Exact ghost clipping of the tied matrix costs {span_text(fin('time.du'))}× the time and {span_text(fin('mem.du'))}× the peak memory "
-                 f"of the same engine on the untied model ({span_text(fin('time.np'))}× the time of a non-private step)"
-                 + (f", where the paper's exact tied clipping took {pt / pn:.1f}× its untied runs ({pt:.0f} against {pn:.0f} minutes)." if pt and pn else "."))
+    t, tn = _ratios(b, 0, "time"), _ratios(b, 1, "time")
+
+    if t:
+        pt, pn = paper_slowdown(paper)
+        s.append(f"Our exact clipping of the tied matrix costs {span_text(t)}× the time of our untied step and {span_text(tn)}× that of "
+                 f"a non-private one" + (f"; the paper's exact clipping of the tied cross term cost {num(pt / pn, 2)}× its per-example "
+                                         f"clipping ({num(pt, 0)} against {num(pn, 0)} minutes)." if pt and pn else "."))
+
+
     cs = runs[runs.arm == "tied"].cross_share_max.dropna()
     if len(cs): s.append(f"The tied cross term 2⟨g_E, g_H⟩ is at most {pct(cs.max())} of any logged example's squared gradient norm.")
     return " ".join(s)
@@ -521,7 +516,7 @@ def goal_check(runs:pd.DataFrame, # runs from `load_runs`
         if not len(g): parts.append(f"at ε={e}, at least {floor:g}%: no runs"); continue
         ok = int((g.acc >= floor).sum())
         parts.append(f"at ε={e}, every run at least {floor:g}%: {'met' if ok == len(g) else 'not met'} ({ok} of {len(g)} runs; "
-                     f"lowest {g.acc.min():.1f}%)")
+                     f"lowest {num(g.acc.min(), 1)}%)")
     return "**The preset's goal, set before running**: " + "; ".join(parts) + "."
 
 # %% ../nbs/09b_findings.ipynb #44279bb3
@@ -534,7 +529,7 @@ DIFFERENCES = (  # (aspect, ours, the paper's): patterns filled from `setup_fact
      "{p_optimizer}, T {p_T}; {p_hp}"),
     ("Engine", "{engines:vals} (dptie: exact ghost clipping for tied and untied models, cross term included)",
      "{p_engine}, per-example (normal) clipping for tied models, ghost clipping for untied ones"),
-    ("Accountant", "σ calibrated by {accountants:vals}, ε reported by RDP and PRV, δ = N^-1.1 of our (smaller) N",
+    ("Accountant", "σ calibrated by {accountants:vals}, ε reported by RDP and PRV, δ = N^-1.1 of the training rows used",
      "{p_accountant}, δ = {p_delta}"),
     ("Seeds", "{seeds:vals} per arm", "{p_seeds}"),
     ("Prompts", "`dptie_nb.data.TASKS` (the same SST-2 prompt; our own for QNLI and QQP)", "{p_prompts}"))
@@ -543,7 +538,7 @@ SETUP_PHRASES = {  # the pieces of `setup_facts`, one per model, task or environ
     "data": "{task} {rows:vals} training rows of {glue:,} in GLUE, dev {dev:vals} of {dev_file:vals} in the file",
     "hw": "{device}{cores}", "steps": "{task} {steps:vals}", "p_steps": "{model} {task} ≈{n:,}",
     "p_hp": "{model}: lr {lr:g}, batch {batch_size}, {epochs} epochs, C {max_grad_norm:g}",
-    "difference": "**{aspect}**: ours {ours}; the paper: {paper}.", "none": "No finished runs to compare; the paper's models: {p_models}."}
+    "none": "No finished runs to compare; the paper's models: {p_models}."}
 
 # %% ../nbs/09b_findings.ipynb #6bd7e7f7
 def _paper_facts(paper:dict|None) -> dict:
@@ -577,12 +572,14 @@ def setup_facts(runs:pd.DataFrame, paper:dict|None=None, bench:pd.DataFrame|None
         **_paper_facts(paper))
 
 def differences(runs:pd.DataFrame, paper:dict|None=None, bench:pd.DataFrame|None=None) -> str:
-    "What differs between our runs and the paper's, from the runs' metadata, as Markdown bullets."
+    "What differs between our runs and the paper's, from the runs' metadata, as a Markdown table: aspect, ours, the paper's."
     pf = _paper_facts(paper)
-    if not len(runs): return bullets([fill(SETUP_PHRASES["none"], **pf)])
+    if not len(runs): return fill(SETUP_PHRASES["none"], **pf)
     f = setup_facts(runs, paper, bench)
-    return bullets(fill(SETUP_PHRASES["difference"], aspect=a, ours=fill(o, **f), paper=fill(p, **f)) for a, o, p in DIFFERENCES
-                   if a != "Prompts" or f["p_prompts"])
+    cell = lambda t: " ".join(t.split()).replace("|", "\\|")
+    return "| aspect | ours | the paper |\n|---|---|---|\n" + "\n".join(
+        f"| {a} | {cell(fill(o, **f))} | {cell(fill(p, **f))} |" for a, o, p in DIFFERENCES if a != "Prompts" or f["p_prompts"])
+
 
 # %% ../nbs/09b_findings.ipynb #75e04e0c
 def overview(runs:pd.DataFrame, skipped:list, runs_dir="", bench_note:str|None=None, paper_note:str|None=None) -> str:
@@ -605,7 +602,7 @@ def run_summary(m:dict) -> str:
     "A run's outcome in Markdown: dev accuracy, ε spent by RDP and PRV, σ, q, steps and time."
     cfg, priv, fin = m.get("config") or {}, m.get("privacy") or {}, m.get("final") or {}
     lines = [say("run.error" if m.get("error") else "run", id=m.get("run_id", "?"), status=m.get("status"), error=m.get("error")),
-             say("run.acc", acc=f"{100 * fin['dev_acc']:.2f}%" if fin.get("dev_acc") is not None else "–", chance=chance_of(m),
+             say("run.acc", acc=f"{num(100 * fin['dev_acc'], 2)}%" if fin.get("dev_acc") is not None else "–", chance=chance_of(m),
                  dev=get_key(m, "data.dev.rows_used", "?"), train=get_key(m, "data.train.rows_used", "?"), steps=fin.get("steps", "–"))]
     if priv.get("private"):
         lines.append(say("run.privacy", target=cfg.get("epsilon"), delta=priv.get("delta", math.nan), prv=priv.get("epsilon_prv"),

@@ -14,39 +14,42 @@ from matplotlib.figure import Figure
 from .config import STUDY
 from .figures import fig_png
 from .assets import shown_path
-from .findings import cell_text, ci_text, comparison_verdict, pct, signed, values_text, verdict
+from .findings import RATIO_PAIRS, pair_ratios, paper_slowdown, cell_text, ci_text, comparison_verdict, num, pct, signed, values_text, verdict
+
 from .results import (BASELINE_MODE, DIFF_COLUMNS, MODE_LABELS, POINTS, bench_status, comparisons, eps_key, eps_label, mode_order,
-                              norms_table, paired_diffs, paper_gaps, paper_memory, part_keys, part_label, summarise, task_key, with_variants, load_runs)
+                              norms_table, paired_diffs, paper_gaps, paper_gap_tests, paper_memory,
+ part_keys, part_label, summarise, task_key, with_variants, load_runs)
 
 # %% auto #0
-__all__ = ['EVAL_LABELS', 'PAGE_CSS', 'results_table', 'eval_table', 'norms_summary', 'pilot_table', 'paper_table', 'gap_table',
-           'paper_memory_table', 'bench_table', 'runs_table', 'environment_table', 'skipped_table', 'reproducibility',
-           'md_table', 'Table', 'md', 'show_table', 'show', 'page', 'export_notebook', 'render_report', 'main']
+__all__ = ['EVAL_LABELS', 'PAGE_CSS', 'results_table', 'eval_table', 'norms_summary', 'pilot_table', 'paper_table',
+           'primary_table', 'gaps_table', 'paper_memory_table', 'bench_table', 'ratio_table', 'not_run', 'loss_table',
+           'per_run_table', 'runs_table', 'environment_table', 'skipped_table', 'reproducibility', 'md_table', 'Table',
+           'md', 'show_table', 'show', 'page', 'export_notebook', 'render_report', 'main']
 
 # %% ../nbs/09c_report.ipynb #48addae6
-def _p_text(p) -> str: return "–" if p is None or not np.isfinite(p) else "<0.001" if p < 0.001 else f"{p:.3f}"
+def _p_text(p) -> str: return "–" if p is None or not np.isfinite(p) else "<0.001" if p < 0.001 else f"{num(p, 3)}"
 
 def _comparison_row(d, S:pd.DataFrame, acc:dict, margin:float) -> dict:
     "One comparison of `comparisons` as a row of `results_table`."
     x = S[S.setting == d.setting].iloc[0]
-    mc = f"{d.only_a:.0f}/{d.only_b:.0f}, p {_p_text(d.mcnemar_holm)}" if d.examples else "–"
+    mc = f"{num(d.only_a, 0)}/{num(d.only_b, 0)}, p {_p_text(d.mcnemar_holm)}" if d.examples else "–"
     return {"comparison": "primary" if d.primary else "Holm-corrected", "task": d.task, "model": d.model, "regime": d.regime,
             "ε": d.eps_label, "other": d.variant, "arm": d.arm, "tied acc.": acc[(d.setting, "tied")], "arm acc.": acc[(d.setting, d.arm)],
-            "majority class": f"{x.chance:.1f}" if np.isfinite(x.chance) else "–",
+            "majority class": f"{num(x.chance, 1)}" if np.isfinite(x.chance) else "–",
             "arm − tied": f"{signed(d['diff'])} [{ci_text(d.lo, d.hi)}] (n={d.n})", "p (raw)": _p_text(d.p), "p": _p_text(d.p_holm),
-            f"TOST p (±{margin:g})": _p_text(d.tost_holm), "MDE": f"{d.mde:.1f}" if np.isfinite(d.mde) else "–", "McNemar": mc,
+            f"TOST p (±{margin:g})": _p_text(d.tost_holm), "MDE": f"{num(d.mde, 1)}" if np.isfinite(d.mde) else "–", "McNemar": mc,
             "verdict": comparison_verdict(d, margin, short=True)}
 
 def results_table(runs:pd.DataFrame) -> pd.DataFrame:
     "One row per comparison, the primary first: both arms' accuracy [95% CI] (n), the majority class, arm − tied, p (raw; uncorrected for the primary, Holm-adjusted for the rest), TOST, MDE, McNemar, verdict; then the arms of settings without one."
     if not len(runs): return pd.DataFrame()
     S, C = summarise(runs), comparisons(runs)
-    acc = {(r.setting, r.arm): f"{r['mean']:.1f} [{ci_text(r.lo, r.hi)}] (n={r.n})" for _, r in S.iterrows()}
+    acc = {(r.setting, r.arm): f"{num(r['mean'], 1)} [{ci_text(r.lo, r.hi)}] (n={r.n})" for _, r in S.iterrows()}
     out = [_comparison_row(d, S, acc, C.attrs["margin"]) for _, d in C.iterrows()]
     for _, a in S[~S.setting.isin(set(C.setting))].iterrows():
         out.append({"comparison": "none", "task": a.task, "model": a.model, "regime": a.regime, "ε": a.eps_label, "other": a.variant,
                     "arm": a.arm, ("tied acc." if a.arm == "tied" else "arm acc."): acc[(a.setting, a.arm)],
-                    "majority class": f"{a.chance:.1f}" if np.isfinite(a.chance) else "–"})
+                    "majority class": f"{num(a.chance, 1)}" if np.isfinite(a.chance) else "–"})
     cols = ["comparison", "task", "model", "regime", "ε", "other", "arm", "tied acc.", "arm acc.", "majority class", "arm − tied",
             "p (raw)", "p", f"TOST p (±{C.attrs['margin']:g})", "MDE", "McNemar", "verdict"]
     df = pd.DataFrame(out, columns=cols).fillna("–")
@@ -75,7 +78,7 @@ def _mechanism(runs:pd.DataFrame, key:tuple) -> dict:
     g = runs[(runs.task == key[0]) & (runs.model == key[1]) & (runs.regime == key[2]) & (runs.arm == key[3]) & (runs.eps_label == key[4])]
     cs, d = g.cross_share_max.max() if key[3] == "tied" else math.nan, g.head_drift.mean()
     return {"largest cross share": pct(cs) if np.isfinite(cs) else "–",
-            "‖H − E‖/‖E₀‖": f"{g.head_drift0.mean():.2f} → {d:.2f}" if np.isfinite(d) else "–"}
+            "‖H − E‖/‖E₀‖": f"{num(g.head_drift0.mean(), 2)} → {num(d, 2)}" if np.isfinite(d) else "–"}
 
 def norms_summary(runs:pd.DataFrame) -> pd.DataFrame:
     "Section (d) as a table: each component's share of ‖g_i‖² in % [95% CI] per task, model, regime, arm and ε, the largest per-example cross share and the head's drift."
@@ -106,15 +109,15 @@ def pilot_table(runs:pd.DataFrame) -> pd.DataFrame:
                     "C": f"{r.max_grad_norm:g}", "lr": f"{r.lr:g}",
 
                     "ε": r.eps_label, "σ": f"{r.sigma:.3g}" if r.sigma is not None and np.isfinite(r.sigma) else "–",
-                    "B": r.batch_size, "steps": r.steps, "acc. (%)": f"{r.acc0:.1f} → {r.acc:.1f}",
-                    "bal. acc. (%)": f"{r.bal_acc0:.1f} → {r.bal_acc:.1f}", "AUROC": f"{r.auroc0:.2f} → {r.auroc:.2f}",
-                    "predicted positive": f"{r.pos_share0:.2f} → {r.pos_share:.2f}", "label-word loss": f"{r.label_loss0:.3f} → {r.label_loss:.3f}"})
+                    "B": r.batch_size, "steps": r.steps, "acc. (%)": f"{num(r.acc0, 1)} → {num(r.acc, 1)}",
+                    "bal. acc. (%)": f"{num(r.bal_acc0, 1)} → {num(r.bal_acc, 1)}", "AUROC": f"{num(r.auroc0, 2)} → {num(r.auroc, 2)}",
+                    "predicted positive": f"{num(r.pos_share0, 2)} → {num(r.pos_share, 2)}", "label-word loss": f"{num(r.label_loss0, 3)} → {num(r.label_loss, 3)}"})
     return pd.DataFrame(out)
 
 # %% ../nbs/09c_report.ipynb #ac71b892
-def _fmt_acc(m, sd=math.nan, n=None) -> str:
+def _fmt_acc(m, sd=math.nan, n=None, nd:int=2) -> str:
     if m is None or not np.isfinite(m): return "–"
-    s = f"{m:.2f}" + (f" ± {sd:.2f}" if sd is not None and np.isfinite(sd) else "")
+    s = f"{num(m, nd)}" + (f" ± {num(sd, nd)}" if sd is not None and np.isfinite(sd) else "")
     return s + (f" (n={n})" if n is not None else "")
 
 def _our_label(x) -> str:
@@ -128,7 +131,7 @@ def _paper_first(cols) -> list: return sorted(cols, key=lambda c: (not c.startsw
 def paper_table(runs:pd.DataFrame, # runs from `load_runs`
                 paper:dict|None, # from `load_paper`
                ) -> pd.DataFrame:
-    "Accuracy (points) per task, ε and tying: the paper's DistilGPT2 and GPT-2 (normal clipping) beside each of our models."
+    "Accuracy (points) per task, ε and arm: the paper's DistilGPT2 and GPT-2 (normal clipping, as published) beside each of our models (one decimal)."
     rows = {}
     for r in (paper or {}).get("results", []):
         if r.get("clipping") == "ghost": continue  # same accuracy as normal clipping in the paper
@@ -136,27 +139,55 @@ def paper_table(runs:pd.DataFrame, # runs from `load_runs`
     if len(runs):
         v = with_variants(runs)
         v["_label"] = [_our_label(x) for _, x in v.iterrows()]
-        for (task, el, tying, lab), g in v.groupby(["task", "eps_label", "tying", "_label"], sort=False):
-            rows.setdefault((task, el, tying), {})[lab] = _fmt_acc(g.acc.mean(), g.acc.std(ddof=1) if len(g) > 1 else math.nan, len(g))
-    if not rows: return pd.DataFrame(columns=["task", "ε", "tying"])
+        for (task, el, arm, lab), g in v.groupby(["task", "eps_label", "arm", "_label"], sort=False):   # by arm: a random head is its own row
+            rows.setdefault((task, el, arm), {})[lab] = _fmt_acc(g.acc.mean(), g.acc.std(ddof=1) if len(g) > 1 else math.nan, len(g), nd=1)
+    if not rows: return pd.DataFrame(columns=["task", "ε", "arm"])
     keys = sorted(rows, key=_row_key)
     cols = _paper_first(dict.fromkeys(c for k in keys for c in rows[k]))
-    return pd.DataFrame([dict(task=k[0], ε=k[1], tying=k[2], **{c: rows[k].get(c, "–") for c in cols}) for k in keys])
+    return pd.DataFrame([dict(task=k[0], ε=k[1], arm=k[2], **{c: rows[k].get(c, "–") for c in cols}) for k in keys])
 
 # %% ../nbs/09c_report.ipynb #fa15294a
-def gap_table(runs:pd.DataFrame, paper:dict|None) -> pd.DataFrame:
-    "Untied − tied (points) per task and ε: the paper's gap per model beside our paired difference and its 95% interval."
-    D = paired_diffs(runs) if len(runs) else pd.DataFrame(columns=DIFF_COLUMNS)
-    G, out = paper_gaps(paper), []
-    for task, el in sorted(dict.fromkeys(list(zip(G.task, G.eps_label)) + list(zip(D.task, D.eps_label))), key=_row_key):
-        row = dict(task=task, ε=el)
-        for _, g in G[(G.task == task) & (G.eps_label == el)].iterrows(): row[f"paper: {g.model}"] = signed(g.gap)
-        for _, d in D[(D.task == task) & (D.eps_label == el)].iterrows():
-            lab = f"ours: {d.model}, {d.regime}" + (f", {d.arm}" if d.arm != "untied" else "") + (f" ({d.variant})" if d.variant else "")
-            row[lab] = f"{signed(d['diff'])} [{ci_text(d.lo, d.hi)}] (n={d.n})"
-        out.append(row)
+def _paper_verdict(r) -> str:
+    return "difference, survives Holm" if r.holds else "difference before Holm, not after" if r.p < 0.05 else "no difference shown"
+
+def primary_table(runs:pd.DataFrame, # runs from `load_runs`
+                  paper:dict|None, # from `load_paper`
+                 ) -> pd.DataFrame:
+    "The primary comparison beside the paper's same task and ε: each arm's accuracy, untied − tied with its 95% interval, the test and the verdict."
+    C = comparisons(runs) if len(runs) else pd.DataFrame()
+    p = C[C.primary] if len(C) else C
+    if not len(p): return pd.DataFrame()
+    d, S = p.iloc[0], summarise(runs)
+    x = S[S.setting == d.setting].set_index("arm")
+    arm = lambda a: f"{num(x.loc[a, 'mean'], 1)} [{ci_text(x.loc[a, 'lo'], x.loc[a, 'hi'])}]"
+    rows = [{"": "ours", "model": f"{d.model} ({d.regime})", "seeds": f"{d.n}, paired", "tied": arm("tied"), d.arm: arm(d.arm),
+             "untied − tied [95% CI]": f"{signed(d['diff'])} [{ci_text(d.lo, d.hi)}]",
+             "test": f"paired t: p {_p_text(d.p)}; TOST ±{C.attrs['margin']:g}: p {_p_text(d.tost_p)}",
+             "verdict": comparison_verdict(d, C.attrs["margin"], short=True)}]
+    T = paper_gap_tests(paper)
+    for _, r in (T[(T.task == d.task) & (T.eps_label == d.eps_label)] if len(T) else T).iterrows():
+        rows.append({"": "paper", "model": r.model, "seeds": f"{r.n} an arm", "tied": f"{_fmt_acc(r.tied, r.sd_tied)} (SD)",
+                     d.arm: f"{_fmt_acc(r.untied, r.sd_untied)} (SD)" if d.arm == "untied" else "–",
+                     "untied − tied [95% CI]": f"{signed(r.gap)} [{ci_text(r.lo, r.hi)}]",
+                     "test": f"Welch t: p {_p_text(r.p)}; Holm over its {len(T)} DP gaps: p {_p_text(r.p_holm)}",
+                     "verdict": _paper_verdict(r)})
+    return pd.DataFrame(rows)
+
+def gaps_table(runs:pd.DataFrame, paper:dict|None) -> pd.DataFrame:
+    "Every untied − tied accuracy gap, ours and the paper's, per task and ε: the gap with its 95% interval, p before and after Holm, the verdict."
+    C = comparisons(runs) if len(runs) else pd.DataFrame()
+    T, out = paper_gap_tests(paper), []
+    for _, r in T.iterrows():
+        out.append(dict(task=r.task, ε=r.eps_label, who="paper", model=r.model, arm="untied", n=f"{r.n} + {r.n}",
+                        gap=f"{signed(r.gap)} [{ci_text(r.lo, r.hi)}]", p=_p_text(r.p), holm=_p_text(r.p_holm), verdict=_paper_verdict(r)))
+    for _, d in C.iterrows():
+        out.append(dict(task=d.task, ε=d.eps_label, who="ours", model=f"{d.model}, {d.regime}" + (f" ({d.variant})" if d.variant else ""),
+                        arm=d.arm, n=f"{d.n} paired", gap=f"{signed(d['diff'])} [{ci_text(d.lo, d.hi)}]", p=_p_text(d.p),
+                        holm="primary: none" if d.primary else _p_text(d.p_holm), verdict=comparison_verdict(d, C.attrs["margin"], short=True)))
+    if not out: return pd.DataFrame()
     df = pd.DataFrame(out)
-    return df[["task", "ε"] + _paper_first(c for c in df.columns if c not in ("task", "ε"))].fillna("–") if len(df) else df
+    df = df.iloc[sorted(range(len(df)), key=lambda i: (task_key(df.task[i]), eps_key(df["ε"][i]), df.who[i] != "paper"))]
+    return df.rename(columns={"who": "", "gap": "untied − tied [95% CI]", "holm": "p (Holm)"}).reset_index(drop=True)
 
 def paper_memory_table(paper:dict|None) -> pd.DataFrame:
     "The paper's peak memory (MB) at ε=3: normal clipping tied and untied, ghost clipping untied, and the saving of ghost untied over normal tied."
@@ -165,26 +196,75 @@ def paper_memory_table(paper:dict|None) -> pd.DataFrame:
                          "ghost, untied (MB)": pm.ghost_untied, "ghost untied saves": [pct(x) for x in pm.saves]}) if len(pm) else pd.DataFrame()
 
 # %% ../nbs/09c_report.ipynb #086b1075
+def _vals(r, k) -> list:
+    v = r.get(k) if hasattr(r, "get") else None
+    return [x for x in v if x is not None] if isinstance(v, (list, tuple)) else []
+
+def _ran(bench:pd.DataFrame) -> list:
+    "The (shape, loss, B) groups of the benchmark in which at least one mode ran, in order."
+    ok = bench[bench.status == "ok"]
+    return sorted(dict.fromkeys(zip(ok["shape"], ok["loss"], ok.B)), key=lambda k: (str(k[0]), str(k[1]), k[2]))
+
 def bench_table(bench:pd.DataFrame, # records from `load_bench`
-                metric:str="memory", # "memory" (peak MB) or "time" (s per step)
                ) -> pd.DataFrame:
-    "One row per shape and B, one column per mode: peak memory or time per step, and its multiple of Opacus' per-example tied step."
-    col, unit = {"memory": ("peak_mem_mb", "MB"), "time": ("step_time_s", "s")}[metric]
+    "One row per configuration that ran: peak memory, what the step added above its fresh process's baseline (each repeat), and the median time per step with its range."
     if not len(bench): return pd.DataFrame()
-    modes, out = mode_order(bench["mode"]), []
-    for (panel, B), g in bench.groupby(["panel", "B"], sort=False, dropna=False):
-        recs = {r["mode"]: r for _, r in g.iterrows()}
-        base = recs.get(BASELINE_MODE)
-        bv = base[col] if base is not None and base.status == "ok" else math.nan
-        row = {"shape": panel, "B": int(B) if np.isfinite(B) else "?"}
+    out, modes = [], mode_order(bench["mode"])
+    for shape, loss, B in _ran(bench):
+        g = bench[(bench["shape"] == shape) & (bench["loss"] == loss) & (bench.B == B) & (bench.status == "ok")]
         for m in modes:
-            lab, r = MODE_LABELS.get(m, m), recs.get(m)
-            if r is None: row[lab] = "–"
-            elif r.status != "ok" or not np.isfinite(r[col]): row[lab] = bench_status(r)
-            else: row[lab] = (f"{r[col]:.0f} {unit}" if metric == "memory" else f"{r[col]:.3g} {unit}") + \
-                             (f" ({r[col] / bv:.2f}×)" if np.isfinite(bv) and m != BASELINE_MODE else "")
-        out.append(row)
+            k = g[g["mode"] == m]
+            if not len(k): continue
+            r = k.iloc[0]; ts = _vals(r, "step_times_s")
+            added = _vals(r, "step_mem_mb") or ([r.peak_mem_mb - r.base_mem_mb] if np.isfinite(r.get("base_mem_mb", math.nan)) else [])
+            out.append({"shape": shape, "loss": loss, "B": int(B), "engine": MODE_LABELS.get(m, m),
+                        "peak (MB)": num(r.peak_mem_mb, 0), "added by the step (MB)": ", ".join(num(x, 0) for x in added) or "–",
+                        "time per step (s)": f"{num(r.step_time_s, 2)} [{num(min(ts), 2)}–{num(max(ts), 2)}]" if len(ts) > 1 else num(r.step_time_s, 2),
+                        "timed steps": len(ts) or int(r.get("n_steps") or 0), "processes": int(r.get("repeats") or 1)})
     return pd.DataFrame(out)
+
+def ratio_table(bench:pd.DataFrame, # records from `load_bench`
+                paper:dict|None=None, # from `load_paper`: its exact tied clipping's slowdown goes beside ours
+               ) -> pd.DataFrame:
+    "The comparisons that decide (`findings.RATIO_PAIRS`), same engine first: time and peak-memory ratios per shape, loss and B, and the paper's slowdown for exact tied clipping."
+    R = pair_ratios(bench)
+    if not len(R): return pd.DataFrame()
+    cols = list(dict.fromkeys(f"{s}, {l}, B={B}" for s, l, B in zip(R["shape"], R.loss, R.B)))
+    out = []
+    for lab, *_ in RATIO_PAIRS:
+        r = R[R.pair == lab]
+        out.append({"comparison": lab, **{c: "–" for c in cols},
+                    **{f"{x['shape']}, {x.loss}, B={x.B}": f"{num(x.time, 2)}× time, {num(x.memory, 2)}× memory" for _, x in r.iterrows()}})
+    pt, pn = paper_slowdown(paper)
+    if pt and pn:
+        out.insert(1, {"comparison": "the paper: exact tied clipping ÷ per-example clipping (DistilGPT2, SST-2, one A100)",
+                       **{c: f"{num(pt / pn, 2)}× time ({num(pt, 0)} against {num(pn, 0)} min)" if i == 0 else "" for i, c in enumerate(cols)}})
+    return pd.DataFrame(out)
+
+def not_run(bench:pd.DataFrame) -> str:
+    "One sentence naming every benchmark configuration that did not run, grouped by why."
+    bad = bench[bench.status != "ok"] if len(bench) else bench
+    if not len(bad): return ""
+    why = {}
+    for _, r in bad.iterrows(): why.setdefault(bench_status(r), []).append(f"{MODE_LABELS.get(r['mode'], r['mode'])} ({r['shape']}, {r['loss']}, B={int(r.B)})")
+    return "Did not run: " + "; ".join(f"{s}: {', '.join(v)}" for s, v in why.items()) + "."
+
+# %% ../nbs/09c_report.ipynb #c768lt01
+def loss_table(runs:pd.DataFrame) -> pd.DataFrame:
+    "Every paired untied − tied comparison of the dev loss (nats, lower is better): both arms' means, the difference with its 95% interval, what it shows."
+    D = paired_diffs(runs, metric="dev_loss") if len(runs) else pd.DataFrame(columns=DIFF_COLUMNS)
+    return pd.DataFrame([{"task": d.task, "ε": d.eps_label, "model": f"{d.model}, {d.regime}" + (f" ({d.variant})" if d.variant else ""),
+                          "arm": d.arm, "n": d.n, "tied (nats)": num(d.tied, 3), "arm (nats)": num(d.untied, 3),
+                          "arm − tied [95% CI]": f"{signed(d['diff'], 3)} [{ci_text(d.lo, d.hi, 3)}]",
+                          "verdict": verdict(d.lo, d.hi, d.n, higher_better=False, arm=d.arm)} for _, d in D.iterrows()])
+
+def per_run_table(runs:pd.DataFrame) -> pd.DataFrame:
+    "One row per run: its arm, ε and seed, dev accuracy and loss at the end, ε spent by PRV and RDP, steps and seconds per step."
+    if not len(runs): return pd.DataFrame()
+    r = runs.assign(_t=[task_key(t) for t in runs.task], _e=[eps_key(e) for e in runs.eps_label]).sort_values(["_t", "regime", "_e", "arm", "seed"])
+    return pd.DataFrame({"run": r.run_id, "arm": r.arm, "ε": r.eps_label, "seed": r.seed, "dev acc. (%)": [num(x, 1) for x in r.acc],
+                         "dev loss": [num(x, 3) for x in r.dev_loss], "ε (PRV)": [num(x, 2) for x in r.eps_prv],
+                         "ε (RDP)": [num(x, 2) for x in r.eps_rdp], "steps": r.steps, "s/step": [num(x, 1) for x in r.mean_step_time_s]})
 
 # %% ../nbs/09c_report.ipynb #b8e9ffe8
 def runs_table(runs:pd.DataFrame) -> pd.DataFrame:
@@ -194,7 +274,7 @@ def runs_table(runs:pd.DataFrame) -> pd.DataFrame:
     for (setting, arm), g in with_variants(runs).groupby(["setting", "arm"], sort=False):
         x = g.iloc[0]
         out.append({"task": x.task, "model": x.model, "regime": x.regime, "arm": arm, "ε": x.eps_label,
-                    "params": f"{x.params_total / 1e6:.1f}M" if x.params_total else "–",
+                    "params": f"{num(x.params_total / 1e6, 1)}M" if x.params_total else "–",
                     "train rows": f"{values_text(g.train_rows)} of {values_text(g.train_rows_in_file)}",
                     "dev rows": f"{values_text(g.dev_rows)} of {values_text(g.dev_rows_in_file)}",
                     "T": x.max_len, "batch": x.batch_size, "epochs": x.epochs, "lr": x.lr, "optimizer": x.optimizer,
@@ -202,7 +282,7 @@ def runs_table(runs:pd.DataFrame) -> pd.DataFrame:
                     "seeds": ",".join(str(s) for s in sorted(g.seed)), "steps": values_text(g.steps),
                     "σ": f"{x.sigma:.3g}" if x.sigma and np.isfinite(x.sigma) else "–",
                     "s/step": f"{g.mean_step_time_s.mean():.3g}" if g.mean_step_time_s.notna().any() else "–",
-                    "peak MB": f"{g.peak_memory_mb.max():.0f}" if g.peak_memory_mb.notna().any() else "–",
+                    "peak MB": f"{num(g.peak_memory_mb.max(), 0)}" if g.peak_memory_mb.notna().any() else "–",
                     "other": x.variant})
     return pd.DataFrame(out)
 

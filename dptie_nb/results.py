@@ -24,7 +24,7 @@ __all__ = ['TASK_ORDER', 'GLUE_TRAIN_ROWS', 'NONPRIVATE_IGNORED', 'PARTS', 'TOTA
            'mechanism_fields', 'run_row', 'load_runs', 't_interval', 'with_variants', 'summarise', 'paired_diffs',
            'holm', 'tost', 'mde', 'mcnemar', 'check_primary', 'primary_of', 'comparisons', 'history_frame',
            'parts_frame', 'evals_frame', 'mode_order', 'bench_status', 'load_bench', 'find_paper', 'load_paper',
-           'paper_gaps', 'paper_steps', 'paper_memory', 'norms_table', 'accountant_table']
+           'paper_gaps', 'paper_gap_tests', 'paper_steps', 'paper_memory', 'norms_table', 'accountant_table']
 
 # %% ../nbs/09_results.ipynb #ba47babc
 TASK_ORDER = ("sst2", "qnli", "qqp")
@@ -107,7 +107,7 @@ RUN_COLUMNS = ["run_id", "path", "task", "model", "regime", "tying", "arm", "hea
                "sample_rate", "delta", "eps_rdp", "eps_prv", "train_time_s", "mean_step_time_s", "peak_memory_mb",
                "pretrained", "params_total", "params_embedding", "params_head", "train_rows", "train_rows_in_file",
                "dev_rows", "dev_rows_in_file", "device", "environment", "cross_share_max", "cross_share_min", "head_drift",
-               "head_drift0", "correct", "parts", "metrics"]
+               "head_drift0", "clip_frac", "clip_q50", "clip_q90", "correct", "parts", "metrics"]
 
 class MissingKey(KeyError):
     "A key the report needs is not in a metrics file."
@@ -155,13 +155,20 @@ def unpack_bits(d) -> np.ndarray|None:
     return x[:n].astype(bool)
 
 def mechanism_fields(m:dict) -> dict:
-    "The cross term's largest and smallest per-example share of ‖g_i‖² over the logged steps, and an untied head's drift ‖H − E‖/‖E₀‖ at the end and at step 0; NaN where not recorded."
+    "The cross term's largest and smallest per-example share of ‖g_i‖², an untied head's drift ‖H − E‖/‖E₀‖ (end, step 0), the share of examples clipped and the clip factors min(1, C/‖g‖) at the median and 90th-percentile norm (means over the logged steps); NaN where not recorded."
+
     rows = [r for r in (m.get("history") or []) if isinstance(r, dict)]
     cs = [r["cross_share"] for r in rows if isinstance(r.get("cross_share"), dict)]
     hd = [r["head_drift"] for r in rows if r.get("head_drift") is not None]
+    C = _f(get_key(m, "config.max_grad_norm", None))
+    fac = lambda q: [min(1.0, C / _f(r["norm_q"].get(q))) for r in rows if isinstance(r.get("norm_q"), dict) and _f(r["norm_q"].get(q)) > 0]
+    mean = lambda xs: float(np.mean(xs)) if len(xs) else math.nan
     return dict(cross_share_max=max((_f(c.get("max")) for c in cs), default=math.nan),
                 cross_share_min=min((_f(c.get("min")) for c in cs), default=math.nan),
-                head_drift=_f(hd[-1]) if hd else math.nan, head_drift0=_f(get_key(m, "model_info.head_drift_init", None)))
+                head_drift=_f(hd[-1]) if hd else math.nan, head_drift0=_f(get_key(m, "model_info.head_drift_init", None)),
+                clip_frac=mean([_f(r.get("clip_frac")) for r in rows if r.get("clip_frac") is not None]),
+                clip_q50=mean(fac("q50")) if np.isfinite(C) else math.nan, clip_q90=mean(fac("q90")) if np.isfinite(C) else math.nan)
+
 
 
 # %% ../nbs/09_results.ipynb #67a29dd8
@@ -565,8 +572,8 @@ def load_paper(path:str|Path|None=None) -> tuple[dict|None, str|None]:
 
 # %% ../nbs/09_results.ipynb #0523bd40
 def paper_gaps(paper:dict|None) -> pd.DataFrame:
-    "The paper's untied − tied accuracy (points) per model, task and ε (normal clipping for both arms)."
-    cols = ["model", "task", "epsilon", "eps_label", "tied", "untied", "gap"]
+    "The paper's untied − tied accuracy (points) per model, task and ε (normal clipping for both arms), with each arm's SD over its seeds."
+    cols = ["model", "task", "epsilon", "eps_label", "tied", "untied", "gap", "sd_tied", "sd_untied"]
     if not paper: return pd.DataFrame(columns=cols)
     r = pd.DataFrame(paper.get("results", []))
     r = r[r.clipping.isin(["normal", "none"])]
@@ -575,9 +582,25 @@ def paper_gaps(paper:dict|None) -> pd.DataFrame:
         t, u = g[g.tying == "tied"].acc, g[g.tying == "untied"].acc
         if len(t) and len(u):
             e = None if eps == -1 else float(eps)
+            sd = lambda tying: float(g[g.tying == tying].get("sd", pd.Series([math.nan])).iloc[0])
             out.append(dict(model=model, task=task, epsilon=e, eps_label=eps_label(e), tied=float(t.iloc[0]),
-                            untied=float(u.iloc[0]), gap=float(u.iloc[0] - t.iloc[0])))
+                            untied=float(u.iloc[0]), gap=float(u.iloc[0] - t.iloc[0]), sd_tied=sd("tied"), sd_untied=sd("untied")))
     return pd.DataFrame(out, columns=cols)
+
+def paper_gap_tests(paper:dict|None, alpha:float=0.05) -> pd.DataFrame:
+    "The paper's gaps under DP with Welch's 95% interval and p from its mean ± SD over its seeds, and Holm over all of them."
+    G = paper_gaps(paper)
+    G = G[G.epsilon.notna()].reset_index(drop=True) if len(G) else G
+    n = int(((paper or {}).get("setup") or {}).get("seeds") or 5)
+    if not len(G): return G.assign(n=[], se=[], df=[], lo=[], hi=[], p=[], p_holm=[], holds=[])
+    vt, vu = G.sd_tied ** 2 / n, G.sd_untied ** 2 / n
+    se = np.sqrt(vt + vu)
+    dof = (vt + vu) ** 2 / (vt ** 2 / (n - 1) + vu ** 2 / (n - 1))     # Welch–Satterthwaite: the paper's seeds are not paired
+    q = stats.t.ppf(1 - alpha / 2, dof)
+    p = 2 * stats.t.sf(np.abs(G.gap / se), dof)
+    out = G.assign(n=n, se=se, df=dof, lo=G.gap - q * se, hi=G.gap + q * se, p=p, p_holm=holm(p))
+    return out.assign(holds=out.p_holm < alpha)
+
 
 def paper_steps(paper:dict|None) -> dict:
     "The paper's approximate number of DP steps per model and task: full GLUE training set / batch size × epochs."
