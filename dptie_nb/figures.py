@@ -215,7 +215,7 @@ def plot_bench(bench:pd.DataFrame, # records from `load_bench`
     ax[1].set_xticks(range(len(keys)), [f"{s}\n{l} loss, B={int(B)}" for s, l, B in keys])
     for a in ax: a.grid(axis="y", alpha=0.3); a.set_xlim(-0.6, len(keys) - 0.4)
     hs = {l: h for a in ax for h, l in zip(*a.get_legend_handles_labels())}
-    T = ", ".join(f"{t:g}" for t in sorted(set(bench[bench.status == "ok"].T.dropna())))
+    T = ", ".join(f"{t:g}" for t in sorted(set(bench.loc[bench.status == "ok", "T"].dropna())))
     dev = ", ".join(sorted(set(bench[bench.status == "ok"].device.astype(str)))) or "?"
     fig.suptitle(f"One training step per engine (T={T}, {dev})", fontsize=11)
     hs["did not run (× at the foot)"] = ax[0].plot([], [], "x", c="0.3", ms=8, mew=2)[0]
@@ -231,10 +231,11 @@ def _clip_panel(a, runs:pd.DataFrame, groups:list):
         a.bar(gi, g.clip_frac.mean(), 0.6, color=_color(arm, gi), alpha=0.35, label="share of examples clipped" if gi == 0 else None)
         a.plot(gi, g.clip_q50.mean(), "o", c="k", ms=6, label="clip factor at the median ‖g_i‖" if gi == 0 else None)
         a.plot(gi, g.clip_q90.mean(), "v", c="k", ms=6, label="clip factor at the 90th percentile" if gi == 0 else None)
-        labs.append(f"{arm}\n{'ε=' + el if is_dp(el) else el}")
-    a.set_xticks(range(len(groups)), labs, fontsize=8); a.set_ylim(0, 1.05)
+        labs.append(f"{arm.replace(' (', chr(10) + '(')}\n{'ε=' + el if is_dp(el) else el}")
+    a.set_xticks(range(len(groups)), labs, fontsize=8, rotation=90 if len(groups) > 5 else 0); a.set_ylim(0, 1.05)
     a.set(ylabel="share clipped · clip factor min(1, C/‖g_i‖)", title="clipping")
-    a.legend(fontsize=8, loc="lower left"); a.grid(axis="y", alpha=0.3)
+    a.legend(fontsize=8, loc="upper center", bbox_to_anchor=(0.5, -0.32 if len(groups) > 5 else -0.2), ncol=1, frameon=False)
+    a.grid(axis="y", alpha=0.3)
 
 def plot_norms(runs:pd.DataFrame, # runs from `load_runs`
                save:str|Path|None=None, # also write the figure here as PNG
@@ -243,7 +244,7 @@ def plot_norms(runs:pd.DataFrame, # runs from `load_runs`
     T = norms_table(runs)
     if not len(T): return None
     panels = list(dict.fromkeys(zip(T.task, T.model, T.regime)))
-    fig = _new_fig(11, 4.2 * len(panels))
+    fig = _new_fig(11, 5.4 * len(panels))
     ax = fig.subplots(len(panels), 2, squeeze=False, width_ratios=(3, 2))
     for (a, c), (task, model, regime) in zip(ax, panels):
         t = T[(T.task == task) & (T.model == model) & (T.regime == regime)]
@@ -258,8 +259,11 @@ def plot_norms(runs:pd.DataFrame, # runs from `load_runs`
                   label=f"{arm}, {'ε=' + el if is_dp(el) else el} (n={int(k.n.max())})")
         a.axhline(0, c="k", lw=0.7)
         a.set_xticks(range(len(comps)), [part_label(c).replace(" 2⟨", "\n2⟨") for c in comps], fontsize=9)
-        a.set(title=f"{task}: {model}, {regime}", ylabel="share of ‖g_i‖²")
-        a.legend(fontsize=8)
+        a.set(title=f"{task}: {model}, {regime}", ylabel="share of ‖g_i‖² (bars: 95% interval over seeds)")
+        lo, hi = min(0.0, np.nanmin(t.share)), np.nanmax(t.share)
+        a.set_ylim(lo - 0.05 * (hi - lo), hi + 0.25 * (hi - lo))    # the bars, not a 2-seed interval's whiskers, set the scale
+        a.legend(fontsize=8, loc="upper center", bbox_to_anchor=(0.5, -0.2), ncol=3, frameon=False)
+
         r = runs[(runs.task == task) & (runs.model == model) & (runs.regime == regime)]
         if "clip_frac" in r and r.clip_frac.notna().any(): _clip_panel(c, r, [g for g in groups if r[(r.arm == g[0]) & (r.eps_label == g[1])].clip_frac.notna().any()])
         else: _empty(c, "no clipping recorded")
