@@ -12,9 +12,10 @@ from .config import versions
 
 
 # %% auto #0
-__all__ = ['SHAPES', 'MODES', 'MODE_LABELS', 'DEFAULT_MODES', 'LOSSES', 'LABEL_WORDS', 'ENGINE_OF', 'TARGETS', 'shape_config',
-           'n_params', 'plan', 'random_batch', 'per_example_loss', 'make_step', 'profile_step', 'run_one', 'run_config',
-           'merge_repeats', 'pe_estimate_mb', 'sweep', 'ratios', 'format_ratios', 'main']
+__all__ = ['SHAPES', 'MODES', 'MODE_LABELS', 'DEFAULT_MODES', 'LOSSES', 'LABEL_WORDS', 'ENGINE_OF', 'PROFILE_ROWS', 'TARGETS',
+           'shape_config', 'n_params', 'plan', 'random_batch', 'per_example_loss', 'make_step', 'profile_step',
+           'profile_table', 'run_one', 'run_config', 'merge_repeats', 'pe_estimate_mb', 'sweep', 'ratios',
+           'format_ratios', 'main']
 
 # %% ../nbs/06_bench.ipynb #f7af1944
 SHAPES = {"distilgpt2": dict(config="distilgpt2"), "gpt2": dict(config="gpt2"),
@@ -160,6 +161,29 @@ def profile_step(step, # a step from `make_step`
     for e in prof.key_averages():
         if e.key.startswith("dptie::"): out[e.key[len("dptie::"):]] = e.cpu_time_total / 1e6
     return out
+
+# %% ../nbs/06_bench.ipynb #b1aprof4
+PROFILE_ROWS = (("forward", "forward"), ("backward", "backward, in all"), ("output_grads", "  autograd to every hooked output"),
+                ("rules", "  per-layer factors (rules)"), ("gram:embed_in", "  Gram: tied matrix as input embedding"),
+                ("gram:embed_out", "  Gram: tied matrix as LM head"), ("gram:embed_cross", "  Gram: their cross term"),
+                ("gram:other", "  Gram: every other layer"), ("bound", "  cancellation check"), ("exact_recompute", "  examples recomputed exactly"),
+                ("materialize", "  parameters materialised"), ("clipped_sums", "  clip factors applied (clipped sums)"),
+                ("step", "step, in all"), ("noise", "  noise"), ("optimizer", "  optimizer"))  # (key in `profile_s`, label)
+
+def profile_table(records:list, # records from `bench.json` with `profile_s`
+                  shape:str="distilgpt2", B:int=16, loss:str="class",
+                  modes=("nonprivate", "dptie-tied", "dptie-untied")) -> str:
+    "Seconds per phase of one profiled step for each mode at (shape, B, loss), as a Markdown table; '' when nothing was profiled."
+    at = {r["mode"]: r["profile_s"] for r in records if (r["shape"], r["B"], r["loss"]) == (shape, B, loss) and r.get("profile_s")}
+    ms = [m for m in modes if m in at]
+    if not ms: return ""
+    rows = [f"| phase | {' | '.join(MODE_LABELS.get(m, m) for m in ms)} |", "|---|" + "---|" * len(ms)]
+    for k, lab in PROFILE_ROWS:
+        if any(k in at[m] for m in ms):
+            rows.append(f"| {lab} | " + " | ".join(f"{at[m][k]:.2f}" if k in at[m] else "–" for m in ms) + " |")
+    tot = {m: sum(at[m].get(k, 0.0) for k in ("forward", "backward", "step")) for m in ms}
+    rows.append("| **step time under the profiler** | " + " | ".join(f"**{tot[m]:.2f}**" for m in ms) + " |")
+    return "\n".join(rows)
 
 # %% ../nbs/06_bench.ipynb #f1221b03
 def run_one(conf:dict, # shape, mode, B, T, loss; optional steps, warmup, device, seed, max_grad_norm, noise_multiplier, dropout, step_budget_s
@@ -467,6 +491,9 @@ def main(argv=None) -> int:
     plot_bench(load_bench(out/"bench.json")[0], save=out/"bench.png")
 
     print(format_ratios(rows))
+    for loss in LOSSES:
+        if (pt := profile_table(recs, rshape, int(rB), loss)): print(f"\nprofile of one step, {rshape} B={rB} {loss} loss (s):\n{pt}")
+
     print(f"wrote {out/'bench.json'}, {out/'ratios.json'}, {out/'bench.png'}")
     return 0 if any(r["status"] == "ok" for r in recs) else 1
 

@@ -131,6 +131,8 @@ PHRASES = {
                  "{m:span}× the peak memory of the same engine on the untied model, and {tn:span}× the time and {mn:span}× the "
                  "memory of a non-private step.",
     "cost.opacus": "Against Opacus it took {t:span}× the time and {m:span}× the memory of ghost clipping of the untied model{pe}.",
+    "cost.scope": "The benchmark ran {ran} (T = {T}{threads}); no other shape or batch size is in it.",
+
     "cost.opacus_pe": ", and {pm:span}× the memory of its per-example clipping of the tied one",
     "memory.none": "The benchmark has no configuration in which both our tied and our untied ghost clipping ran.",
     "bench.none": "No benchmark: nothing to conclude about memory and time.",
@@ -307,7 +309,10 @@ def paper_slowdown(paper:dict|None) -> tuple:
 def memory_brief(bench:pd.DataFrame, paper:dict|None=None) -> str:
     "Section (c) in sentences: exact tied clipping against the same engine untied and a non-private step, against Opacus, and the paper's own memory saving."
     if not len(pair_ratios(bench)): return say("bench.none") if not len(bench) else say("memory.none")
-    s = []
+    ok = bench[bench.status == "ok"]
+    th = sorted({int(t) for t in ok.get("threads", pd.Series(dtype=float)).dropna()})
+    s = [say("cost.scope", ran="; ".join(f"{sh} at B = {values_text(sorted({int(b) for b in g.B}))}" for sh, g in ok.groupby("shape", sort=False)),
+             T=values_text(sorted({int(t) for t in ok["T"].dropna()})), threads=f", {values_text(th)} CPU thread{'s' if th != [1] else ''}" if th else "")]
     if _ratios(bench, 0, "time"):
         s.append(say("cost.same", n=len(_ratios(bench, 0, "time")), t=_ratios(bench, 0, "time"), m=_ratios(bench, 0, "memory"),
                      tn=_ratios(bench, 1, "time"), mn=_ratios(bench, 1, "memory")))

@@ -372,7 +372,10 @@ def train_loop(r:PretrainRun) -> str:
     "Train `r` until it is done or stops, logging every `eval_every` steps and checkpointing; returns why it stopped."
     from tqdm import tqdm
     c, r.t_loop = r.cfg, time.time()
-    if r.step == 0 and not r.log: log_row(r)
+    if r.step == 0 and not r.log:
+        if len(r.data.starts): _say(c.quiet)(f"held-out loss at step 0 on {len(r.data.starts):,} windows (--eval-batches takes fewer) ...")
+        log_row(r)
+
     reason = "done" if r.step >= c.steps else None
     r.model.train()
     with _Stop() as stop, tqdm(total=c.steps, initial=r.step, desc="pretrain", unit="step", disable=c.quiet, dynamic_ncols=True) as bar:
