@@ -277,7 +277,7 @@ def plot_accountants(runs:pd.DataFrame, # runs from `load_runs`
     r = runs[runs.private] if len(runs) else runs
     if not len(r): return None
     tasks = sorted(set(r.task), key=task_key)
-    fig = _new_fig(4.6 * len(tasks), 4)
+    fig = _new_fig(max(6, 4.6 * len(tasks)), 5.2)
     ax = fig.subplots(1, len(tasks), squeeze=False)[0]
     for a, task in zip(ax, tasks):
         seen = {}
@@ -288,6 +288,7 @@ def plot_accountants(runs:pd.DataFrame, # runs from `load_runs`
             h = history_frame(x.metrics)
             lab = f"target ε={x.epsilon:g}: σ={x.sigma:.3g}, q={x.sample_rate:.3g}, {x.steps} steps" if x.sigma else f"target ε={x.epsilon:g}"
             if "eps_prv" in h and h.eps_prv.notna().any():
+
                 k = h[h.eps_prv.notna()]  # PRV at evaluations only: a line through NaN gaps would draw nothing
                 a.plot(k.step, k.eps_prv, "o-", ms=4, c=c, label=lab + " (PRV)")
                 a.plot(h.step, h.eps_rdp, "--", c=c, label="  same, RDP")
@@ -296,7 +297,7 @@ def plot_accountants(runs:pd.DataFrame, # runs from `load_runs`
                 a.plot([x.steps], [x.eps_prv], "o", c=c, label=lab + " (PRV)"); a.plot([x.steps], [x.eps_rdp], "s", c=c, mfc="none", label="  same, RDP")
             a.axhline(x.epsilon, c=c, ls=":", lw=0.8)
         a.set(title=task, xlabel="step", ylabel="ε spent")
-        a.legend(fontsize=7)
+        a.legend(fontsize=8, loc="upper center", bbox_to_anchor=(0.5, -0.16), frameon=False)  # below: the curves fill every corner
     return _save(fig, save)
 
 # %% ../nbs/09a_figures.ipynb #cf0a0002
@@ -315,8 +316,9 @@ def plot_curves(runs:pd.DataFrame, # runs from `load_runs`
                ) -> Figure|None:
     "Dev accuracy, AUROC and share predicted positive against step, one line per run"
     if not len(runs): return None
-    fig = _new_fig(14, 4.2)
-    ax = fig.subplots(1, 3)
+    fig = _new_fig(9.5, 8.5)
+    grid = fig.subplots(2, 2)
+    ax, key = [grid[0, 0], grid[0, 1], grid[1, 0]], grid[1, 1]   # three panels and a quarter for the key, legible at page width
     for i, (_, r) in enumerate(runs.iterrows()):
         ev, lab = evals_frame(r.metrics), curve_label(r)
         ls, c = ("--" if not is_dp(r.eps_label) else "-"), _CURVE_COLORS[i % len(_CURVE_COLORS)]
@@ -328,6 +330,6 @@ def plot_curves(runs:pd.DataFrame, # runs from `load_runs`
         a.set(title=t, xlabel="step", ylabel=y)
     ax[2].set_ylim(-0.03, 1.03)
     h, l = ax[0].get_legend_handles_labels()
-    fig.legend(h, l, loc="outside lower center", ncol=min(3, len(l)), fontsize=8)
+    key.axis("off"); key.legend(h, l, loc="center", fontsize=8, frameon=False)
 
     return _save(fig, save)
