@@ -196,7 +196,13 @@ def paper_memory_table(paper:dict|None) -> pd.DataFrame:
                          "ghost, untied (MB)": pm.ghost_untied, "ghost untied saves": [pct(x) for x in pm.saves]}) if len(pm) else pd.DataFrame()
 
 # %% ../nbs/09c_report.ipynb #086b1075
+def _count(v, default:int) -> int:
+    "A whole number from a record's field, `default` where it is missing or NaN (a column only some records have)."
+    try: return int(v) if v is not None and np.isfinite(float(v)) else default
+    except (TypeError, ValueError): return default
+
 def _vals(r, k) -> list:
+
     v = r.get(k) if hasattr(r, "get") else None
     return [x for x in v if x is not None] if isinstance(v, (list, tuple)) else []
 
@@ -220,7 +226,7 @@ def bench_table(bench:pd.DataFrame, # records from `load_bench`
             out.append({"shape": shape, "loss": loss, "B": int(B), "engine": MODE_LABELS.get(m, m),
                         "peak (MB)": num(r.peak_mem_mb, 0), "added by the step (MB)": ", ".join(num(x, 0) for x in added) or "–",
                         "time per step (s)": f"{num(r.step_time_s, 2)} [{num(min(ts), 2)}–{num(max(ts), 2)}]" if len(ts) > 1 else num(r.step_time_s, 2),
-                        "timed steps": len(ts) or int(r.get("n_steps") or 0), "processes": int(r.get("repeats") or 1)})
+                        "timed steps": len(ts) or _count(r.get("n_steps"), 0), "processes": _count(r.get("repeats"), 1)})
     return pd.DataFrame(out)
 
 def ratio_table(bench:pd.DataFrame, # records from `load_bench`
