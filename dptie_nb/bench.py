@@ -349,8 +349,10 @@ def sweep(confs:list, # configurations, as from `plan`, each with run settings
     fn = Path(out)/"bench.json"
     old = json.loads(fn.read_text()) if resume and fn.exists() else []
     done = {_key(r): r for r in old if r["status"] in ("ok", "refused")}
-    recs, t0 = [r for r in old if _key(r) in done], time.perf_counter()
     todo = [c for c in confs if _key(c) not in done]
+    planned = {_key(c) for c in todo}             # an earlier record of what this sweep does not redo is kept, whatever its status
+    recs, t0 = [r for r in old if _key(r) not in planned], time.perf_counter()
+
     for i, c in enumerate(todo, 1):
         tag = f"[{i}/{len(todo)}] {c['shape']} {c['loss']} B={c['B']} T={c['T']} {c['mode']}"
         if budget_s and time.perf_counter() - t0 > budget_s:
