@@ -6,7 +6,9 @@
 from __future__ import annotations
 import math, numbers
 from functools import lru_cache
+import numpy as np
 from scipy.fft import next_fast_len
+
 from opacus.accountants import RDPAccountant, PRVAccountant
 from opacus.accountants.analysis.prv import Domain
 
@@ -70,7 +72,10 @@ class _FastPRVAccountant(PRVAccountant):
 
 # Opacus' orders (1.1 to 63) and, below them, 1.01 to 1.09: at large ε the best order is close to 1, and Opacus warns
 # "Optimal order is the smallest alpha" when its smallest (1.1) is the best; these find the tighter bound instead.
+# At the other end Opacus warns "Optimal order is the largest alpha" only for targets far below any study's (σ near the
+# search's cap of 100, as in the unreachable-target test below): the RDP bound is then valid but loose, and PRV is the tighter one.
 RDP_ALPHAS = [1 + x / 100 for x in range(1, 10)] + [1 + x / 10.0 for x in range(1, 100)] + list(range(12, 64))
+
 
 @lru_cache(maxsize=4096)
 def _eps_segments(
@@ -82,7 +87,9 @@ segments:tuple, delta:float, method:str) -> float:
     if method == "rdp" or not math.isfinite(eps_rdp): return eps_rdp
     prv = _FastPRVAccountant()
     prv.history = [tuple(s) for s in segments]
-    return float(prv.get_epsilon(delta, eps_error=max(PRV_EPS_ERROR, PRV_REL_ERROR * eps_rdp)))
+    with np.errstate(divide="ignore"):  # q = 1: Opacus' PRV takes log(1 − q) = −inf on purpose (every t passes the test)
+        return float(prv.get_epsilon(delta, eps_error=max(PRV_EPS_ERROR, PRV_REL_ERROR * eps_rdp)))
+
 
 # %% ../nbs/03_accountant.ipynb #d07fdb1f
 def epsilon(noise_multiplier:float, # σ: noise std over the clipping norm, > 0

@@ -52,7 +52,8 @@ def results_table(runs:pd.DataFrame) -> pd.DataFrame:
                     "majority class": f"{num(a.chance, 1)}" if np.isfinite(a.chance) else "–"})
     cols = ["comparison", "task", "model", "regime", "ε", "other", "arm", "tied acc.", "arm acc.", "majority class", "arm − tied",
             "p (raw)", "p", f"TOST p (±{C.attrs['margin']:g})", "MDE", "McNemar", "verdict"]
-    df = pd.DataFrame(out, columns=cols).fillna("–")
+    df = pd.DataFrame(out, columns=cols).astype(object).fillna("–")
+
     return df.drop(columns="other") if (df["other"] == "").all() else df
 
 EVAL_LABELS = {"acc": "accuracy", "bal_acc": "balanced acc.", "auroc": "AUROC of margin", "pos_share": "share label 1",
