@@ -233,7 +233,6 @@ def run_one(conf:dict, # shape, mode, B, T, loss; optional steps, warmup, device
                    phases_s={k: statistics.median(p[k] for p in phases) for k in phases[0]},
                    step_mem_mb=[rec["peak_mem_mb"] - rec["base_mem_mb"]])
         if c.get("profile"): rec["profile_s"] = profile_step(step, random_batch(cfg.vocab_size, c["B"], c["T"], gen, dev), dev)
-
         if capped: rec["message"] = (f"capped at {len(times)} timed step(s) of {c['steps']}: --step-budget-s "
                                      f"{c['step_budget_s']:g} s reached")
     except NotImplementedError as e:
@@ -332,7 +331,6 @@ def merge_repeats(recs:list) -> dict:
     return r
 
 def pe_estimate_mb(conf:dict) -> float:
-
     "Lower bound on Opacus per-example mode's peak: weights, grads, Adam state and `B` per-example gradients, float32."
     P = n_params(shape_config(conf["shape"]), MODES[conf["mode"]][1])
     return (4 + conf["B"]) * P * 4 / 2**20
@@ -352,7 +350,6 @@ def sweep(confs:list, # configurations, as from `plan`, each with run settings
     todo = [c for c in confs if _key(c) not in done]
     planned = {_key(c) for c in todo}             # an earlier record of what this sweep does not redo is kept, whatever its status
     recs, t0 = [r for r in old if _key(r) not in planned], time.perf_counter()
-
     for i, c in enumerate(todo, 1):
         tag = f"[{i}/{len(todo)}] {c['shape']} {c['loss']} B={c['B']} T={c['T']} {c['mode']}"
         if budget_s and time.perf_counter() - t0 > budget_s:
@@ -491,11 +488,9 @@ def main(argv=None) -> int:
     from dptie_nb.figures import plot_bench    # the report's figure: one picture of the benchmark everywhere
     from dptie_nb.results import load_bench
     plot_bench(load_bench(out/"bench.json")[0], save=out/"bench.png")
-
     print(format_ratios(rows))
     for loss in LOSSES:
         if (pt := profile_table(recs, rshape, int(rB), loss)): print(f"\nprofile of one step, {rshape} B={rB} {loss} loss (s):\n{pt}")
-
     print(f"wrote {out/'bench.json'}, {out/'ratios.json'}, {out/'bench.png'}")
     return 0 if any(r["status"] == "ok" for r in recs) else 1
 

@@ -60,7 +60,6 @@ class DPOptimizer:
             raise
         self.steps, self.examples, self.last_batch_examples = 0, 0, None
 
-
     def _params(self): return [p for g in self.optimizer.param_groups for p in g['params'] if p.requires_grad]
     @property
     def param_groups(self): return self.optimizer.param_groups
@@ -155,7 +154,6 @@ def step(self:DPOptimizer, closure=None):
                 if self.noise_multiplier > 0: self._add_noise(gs)
             for p, g in zip(ps, gs): p.grad = g.div_(self.expected_batch_size)
     with torch.profiler.record_function("dptie::optimizer"): self.optimizer.step()
-
     self.steps += 1
     self.last_batch_examples = self.examples
     self.zero_grad()
@@ -166,7 +164,6 @@ def _reduce(self:DPOptimizer, ps):
     "Sum every rank's clipped sums plus rank 0's noise across the ranks, divide by q·N, into `p.grad`"
     gs = self._grads(ps)
     if self.noise_multiplier > 0 and world()[0] == 0: self._add_noise(gs)
-
     n = torch.tensor([float(self.examples)], dtype=torch.float64, device=ps[0].device if ps else "cpu")
     all_reduce_([*gs, n])
     for p, g in zip(ps, gs): p.grad = g / self.expected_batch_size
@@ -197,7 +194,6 @@ def make_private(model:nn.Module, # the model to train (its trainable parameters
     "σ for a target ε, and the DP optimizer, Poisson sampler and ledger that spend it"
     n = len(data) if hasattr(data, "__len__") else int(data)
     q, steps = poisson_plan(n, batch_size, epochs)
-
     delta = paper_delta(n) if delta is None else delta
     sigma = noise_multiplier(target_epsilon, q, steps, delta, method=accountant)
     if secure and seed is not None: raise ValueError("secure=True draws from the OS's entropy: pass seed=None")

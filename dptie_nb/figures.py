@@ -11,7 +11,7 @@ import numpy as np
 import pandas as pd
 from matplotlib.figure import Figure
 
-from .results import (MODE_LABELS, MODE_ORDER, eps_key, is_dp, evals_frame, history_frame, mode_order, norms_table, paired_diffs,
+from .results import (MODE_LABELS, MODE_ORDER, bench_groups, eps_key, is_dp, evals_frame, history_frame, mode_order, norms_table, paired_diffs,
                               paper_gaps, part_index, part_keys, part_label, parts_frame, summarise, task_key, chance_of)
 
 # %% auto #0
@@ -194,9 +194,7 @@ def plot_bench(bench:pd.DataFrame, # records from `load_bench`
     "Peak memory and median time per step, one bar per engine, grouped by shape, loss and B; whiskers show the spread; × marks an engine that did not run."
     if not len(bench): return None
     modes = mode_order(bench["mode"])
-    keys = list(dict.fromkeys(zip(bench["shape"], bench["loss"], bench.B)))
-    ran = [k for k in keys if ((bench["shape"] == k[0]) & (bench["loss"] == k[1]) & (bench.B == k[2]) & (bench.status == "ok")).any()]
-    keys = sorted(ran, key=lambda k: (str(k[0]), str(k[1]), k[2]))
+    keys = bench_groups(bench)
     if not keys: return None
     fig = _new_fig(min(13, max(7.5, 1.5 * len(keys) + 2.5)), 7.2)
     ax = fig.subplots(2, 1, sharex=True)
@@ -292,7 +290,6 @@ def plot_accountants(runs:pd.DataFrame, # runs from `load_runs`
                 k = h[h.eps_prv.notna()]  # PRV at evaluations only: a line through NaN gaps would draw nothing
                 a.plot(k.step, k.eps_prv, "o-", ms=4, c=c, label=lab + " (PRV)")
                 a.plot(h.step, h.eps_rdp, "--", c=c, label="  same, RDP")
-
             elif x.eps_prv is not None:
                 a.plot([x.steps], [x.eps_prv], "o", c=c, label=lab + " (PRV)"); a.plot([x.steps], [x.eps_rdp], "s", c=c, mfc="none", label="  same, RDP")
             a.axhline(x.epsilon, c=c, ls=":", lw=0.8)
@@ -331,5 +328,4 @@ def plot_curves(runs:pd.DataFrame, # runs from `load_runs`
     ax[2].set_ylim(-0.03, 1.03)
     h, l = ax[0].get_legend_handles_labels()
     key.axis("off"); key.legend(h, l, loc="center", fontsize=8, frameon=False)
-
     return _save(fig, save)

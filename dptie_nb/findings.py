@@ -90,7 +90,6 @@ class _Styled(string.Formatter):
         if name not in STYLES:
             m = re.fullmatch(r"\.(\d+)f", spec)
             return num(v, int(m.group(1))) if m and isinstance(v, (int, float, np.number)) else format(v, spec)
-
         return STYLES[name](v, int(nd)) if nd else STYLES[name](v)
 
 def fill(pattern:str, **facts) -> str:
@@ -132,7 +131,6 @@ PHRASES = {
                  "memory of a non-private step.",
     "cost.opacus": "Against Opacus it took {t:span}× the time and {m:span}× the memory of ghost clipping of the untied model{pe}.",
     "cost.scope": "The benchmark ran {ran} (T = {T}{threads}); no other shape or batch size is in it.",
-
     "cost.opacus_pe": ", and {pm:span}× the memory of its per-example clipping of the tied one",
     "memory.none": "The benchmark has no configuration in which both our tied and our untied ghost clipping ran.",
     "bench.none": "No benchmark: nothing to conclude about memory and time.",
@@ -141,7 +139,6 @@ PHRASES = {
     # (d) the cross term
     "cross": "In tied runs the cross term 2⟨g_E, g_H⟩ averages {lo:±pct} to {hi:±pct} of an example's squared gradient norm and "
              "reaches {mx:±pct} for one example: clipping the two uses of a tied matrix as separate layers would mis-state the norm by that much.",
-
     "cross.none": "No tied run recorded a cross term.",
     "norms.none": "No run recorded a squared-norm split (they need the dptie engine and a private run).",
     "comp.tied": "In the tied runs the LM head carries {h:pct} of an example's squared gradient norm and the input embedding "
@@ -162,7 +159,6 @@ PHRASES = {
     "privacy.none": "No private runs: nothing to account.",
     "rdp": "For the same noise RDP's bound is {r:span}× PRV's: the same mechanism, described less tightly, not more privacy spent. "
            "Calibrated by RDP, as the paper's runs were, a target ε buys more noise than calibrated by PRV.",
-
     "covers": "ε covers the noisy updates and the final weights, and the dev accuracy and loss computed from them on public dev data",
     "uncovered": "the training losses, clipping fractions, per-example norms and their split are un-noised statistics of private "
                  "batches that it does not cover",
@@ -297,8 +293,8 @@ def pair_ratios(bench:pd.DataFrame) -> pd.DataFrame:
                                  memory=float(g.peak_mem_mb[a] / g.peak_mem_mb[b])))
     return pd.DataFrame(rows, columns=["shape", "loss", "B", "pair", "time", "memory"])
 
-def _ratios(bench, i:int, col:str) -> list:
-    R = pair_ratios(bench)
+def _ratios(R:pd.DataFrame, i:int, col:str) -> list:
+    "One column of `RATIO_PAIRS[i]`'s rows of `pair_ratios`, over the configurations where both of its modes ran."
     return list(R[R.pair == RATIO_PAIRS[i][0]][col])
 
 def paper_slowdown(paper:dict|None) -> tuple:
@@ -308,17 +304,18 @@ def paper_slowdown(paper:dict|None) -> tuple:
 
 def memory_brief(bench:pd.DataFrame, paper:dict|None=None) -> str:
     "Section (c) in sentences: exact tied clipping against the same engine untied and a non-private step, against Opacus, and the paper's own memory saving."
-    if not len(pair_ratios(bench)): return say("bench.none") if not len(bench) else say("memory.none")
+    R = pair_ratios(bench)
+    if not len(R): return say("bench.none") if not len(bench) else say("memory.none")
     ok = bench[bench.status == "ok"]
     th = sorted({int(t) for t in ok.get("threads", pd.Series(dtype=float)).dropna()})
     s = [say("cost.scope", ran="; ".join(f"{sh} at B = {values_text(sorted({int(b) for b in g.B}))}" for sh, g in ok.groupby("shape", sort=False)),
              T=values_text(sorted({int(t) for t in ok["T"].dropna()})), threads=f", {values_text(th)} CPU thread{'s' if th != [1] else ''}" if th else "")]
-    if _ratios(bench, 0, "time"):
-        s.append(say("cost.same", n=len(_ratios(bench, 0, "time")), t=_ratios(bench, 0, "time"), m=_ratios(bench, 0, "memory"),
-                     tn=_ratios(bench, 1, "time"), mn=_ratios(bench, 1, "memory")))
-    if _ratios(bench, 2, "time"):
-        pm = _ratios(bench, 3, "memory")
-        s.append(say("cost.opacus", t=_ratios(bench, 2, "time"), m=_ratios(bench, 2, "memory"),
+    if _ratios(R, 0, "time"):
+        s.append(say("cost.same", n=len(_ratios(R, 0, "time")), t=_ratios(R, 0, "time"), m=_ratios(R, 0, "memory"),
+                     tn=_ratios(R, 1, "time"), mn=_ratios(R, 1, "memory")))
+    if _ratios(R, 2, "time"):
+        pm = _ratios(R, 3, "memory")
+        s.append(say("cost.opacus", t=_ratios(R, 2, "time"), m=_ratios(R, 2, "memory"),
                      pe=say("cost.opacus_pe", pm=pm) if pm else ""))
     pm = paper_memory(paper).dropna(subset=["saves"])
     if len(pm):
@@ -329,9 +326,10 @@ def memory_brief(bench:pd.DataFrame, paper:dict|None=None) -> str:
 def memory_summary(bench:pd.DataFrame) -> str:
     "The answer to 'does untying still buy memory?' in one sentence, from the same-engine comparison and Opacus'."
     if not len(bench): return say("bench.none")
-    m, gu = _ratios(bench, 0, "memory"), _ratios(bench, 2, "memory")
+    R = pair_ratios(bench)
+    m, gu = _ratios(R, 0, "memory"), _ratios(R, 2, "memory")
     if not m: return say("memory.none")
-    return say("memory", m=m, t=_ratios(bench, 0, "time"), gu=say("memory.gu", r=gu) if gu else "")
+    return say("memory", m=m, t=_ratios(R, 0, "time"), gu=say("memory.gu", r=gu) if gu else "")
 
 # %% ../nbs/09b_findings.ipynb #130d7bc4
 def norm_brief(runs:pd.DataFrame) -> str:
@@ -488,8 +486,8 @@ def conclusion(runs:pd.DataFrame, bench:pd.DataFrame|None=None, paper:dict|None=
         s.append(f"Of the paper's {len(T)} gaps under DP, " + (f"only {', '.join(h)} survive{'s' if len(h) == 1 else ''}" if h else "none survives")
                  + " Holm's correction (Welch's test on its published mean ± SD over 5 seeds an arm).")
     b = bench if bench is not None else pd.DataFrame(columns=BENCH_COLUMNS)
-    t, tn = _ratios(b, 0, "time"), _ratios(b, 1, "time")
-
+    R = pair_ratios(b)
+    t, tn = _ratios(R, 0, "time"), _ratios(R, 1, "time")
     if t:
         pt, pn = paper_slowdown(paper)
         s.append(f"Our exact clipping of the tied matrix costs {span_text(t)}× the time of our untied step and {span_text(tn)}× that of "

@@ -377,7 +377,6 @@ def _norms(self:GhostClipper, by:dict, B:int, acc, dev):
             if exact: exact_n[name] = len(exact)
         else:
             with torch.profiler.record_function("dptie::materialize"): parts, pay, sq = _mat_parts(p, us, B)
-
             payload[pid] = (p, None, None, pay)
             decisions[name] = 'materialize'
         psq[name] = sq; total += sq

@@ -375,7 +375,6 @@ def train_loop(r:PretrainRun) -> str:
     if r.step == 0 and not r.log:
         if len(r.data.starts): _say(c.quiet)(f"held-out loss at step 0 on {len(r.data.starts):,} windows (--eval-batches takes fewer) ...")
         log_row(r)
-
     reason = "done" if r.step >= c.steps else None
     r.model.train()
     with _Stop() as stop, tqdm(total=c.steps, initial=r.step, desc="pretrain", unit="step", disable=c.quiet, dynamic_ncols=True) as bar:

@@ -16,7 +16,7 @@ from .figures import fig_png
 from .assets import shown_path
 from .findings import RATIO_PAIRS, pair_ratios, paper_slowdown, cell_text, ci_text, comparison_verdict, num, pct, signed, values_text, verdict
 
-from .results import (BASELINE_MODE, DIFF_COLUMNS, MODE_LABELS, POINTS, bench_status, comparisons, eps_key, eps_label, mode_order,
+from .results import (BASELINE_MODE, DIFF_COLUMNS, MODE_LABELS, POINTS, bench_groups, bench_status, comparisons, eps_key, eps_label, mode_order,
                               norms_table, paired_diffs, paper_gaps, paper_gap_tests, paper_memory,
  part_keys, part_label, summarise, task_key, with_variants, load_runs)
 
@@ -203,21 +203,15 @@ def _count(v, default:int) -> int:
     except (TypeError, ValueError): return default
 
 def _vals(r, k) -> list:
-
     v = r.get(k) if hasattr(r, "get") else None
     return [x for x in v if x is not None] if isinstance(v, (list, tuple)) else []
-
-def _ran(bench:pd.DataFrame) -> list:
-    "The (shape, loss, B) groups of the benchmark in which at least one mode ran, in order."
-    ok = bench[bench.status == "ok"]
-    return sorted(dict.fromkeys(zip(ok["shape"], ok["loss"], ok.B)), key=lambda k: (str(k[0]), str(k[1]), k[2]))
 
 def bench_table(bench:pd.DataFrame, # records from `load_bench`
                ) -> pd.DataFrame:
     "One row per configuration that ran: peak memory, what the step added above its fresh process's baseline (each repeat), and the median time per step with its range."
     if not len(bench): return pd.DataFrame()
     out, modes = [], mode_order(bench["mode"])
-    for shape, loss, B in _ran(bench):
+    for shape, loss, B in bench_groups(bench):
         g = bench[(bench["shape"] == shape) & (bench["loss"] == loss) & (bench.B == B) & (bench.status == "ok")]
         for m in modes:
             k = g[g["mode"] == m]

@@ -23,8 +23,9 @@ __all__ = ['TASK_ORDER', 'GLUE_TRAIN_ROWS', 'NONPRIVATE_IGNORED', 'PARTS', 'TOTA
            'part_shares', 'MissingKey', 'get_key', 'chance_of', 'eval_fields', 'predicts_one_class', 'unpack_bits',
            'mechanism_fields', 'run_row', 'load_runs', 't_interval', 'with_variants', 'summarise', 'paired_diffs',
            'holm', 'tost', 'mde', 'mcnemar', 'check_primary', 'primary_of', 'comparisons', 'history_frame',
-           'parts_frame', 'evals_frame', 'mode_order', 'bench_status', 'load_bench', 'find_paper', 'load_paper',
-           'paper_gaps', 'paper_gap_tests', 'paper_steps', 'paper_memory', 'norms_table', 'accountant_table']
+           'parts_frame', 'evals_frame', 'mode_order', 'bench_status', 'load_bench', 'bench_groups', 'find_paper',
+           'load_paper', 'paper_gaps', 'paper_gap_tests', 'paper_steps', 'paper_memory', 'norms_table',
+           'accountant_table']
 
 # %% ../nbs/09_results.ipynb #ba47babc
 TASK_ORDER = ("sst2", "qnli", "qqp")
@@ -549,6 +550,11 @@ def load_bench(path:str|Path|None="reports/bench/bench.json", # the benchmark's 
                    for s, t, l in zip(df["shape"], df["T"], df["loss"])]
     if meta: df.attrs["meta"] = meta
     return df[BENCH_COLUMNS + [c for c in df.columns if c not in BENCH_COLUMNS]], None
+
+def bench_groups(bench:pd.DataFrame) -> list:
+    "The (shape, loss, B) groups of benchmark records in which at least one mode ran, sorted."
+    ok = bench[bench.status == "ok"] if len(bench) else bench
+    return sorted(dict.fromkeys(zip(ok["shape"], ok["loss"], ok.B)), key=lambda k: (str(k[0]), str(k[1]), k[2]))
 
 # %% ../nbs/09_results.ipynb #16ab235e
 def find_paper(path:str|Path|None=None) -> Path|None:
