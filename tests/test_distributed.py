@@ -103,6 +103,10 @@ def two_ranks(tmp_path_factory):
     mp.spawn(_worker, args=(str(d),), nprocs=W, join=True)
     return [torch.load(d/f"rank{r}.pt", weights_only=False) for r in range(W)]
 
+REL = 1e-9  # relative tolerance for a float computed in another process
+
+def _near(a, b, rel=REL): return math.isclose(a, b, rel_tol=rel, abs_tol=0.0)
+
 def _close(got:dict, want:dict, rtol=1e-8):
     assert got.keys() == want.keys()
     for k in want:
@@ -167,10 +171,17 @@ def test_torchrun_end_to_end(tmp_path):
     assert m["status"] == "ok" and m["config"]["world_size"] == W, m.get("error")
     pv, n, q = m["privacy"], 48, 16 / 48
     steps, delta = 3, paper_delta(48)
-    assert (pv["sample_rate"], pv["expected_batch_size"], pv["steps"], pv["delta"]) == (q, 16.0, steps, delta)
-    assert pv["noise_multiplier"] == noise_multiplier(target_epsilon=3.0, sample_rate=q, steps=steps, delta=delta, method="prv")
-    assert pv["epsilon_rdp"] == epsilon(pv["noise_multiplier"], q, steps, delta, "rdp")
-    assert pv["epsilon_prv"] == epsilon(pv["noise_multiplier"], q, steps, delta, "prv") <= 3.0
+    assert pv["steps"] == steps and pv["expected_batch_size"] == 16.0
+    assert _near(pv["sample_rate"], q) and _near(pv["delta"], delta)
+    # floats computed in another process (other thread counts) may differ in the last bits: compare with a tolerance,
+    # and in the direction that matters, the reported ε is never below this process's recomputation by more than it
+    sigma = noise_multiplier(target_epsilon=3.0, sample_rate=q, steps=steps, delta=delta, method="prv")
+    assert _near(pv["noise_multiplier"], sigma)
+    for method in ("rdp", "prv"):
+        want = epsilon(pv["noise_multiplier"], q, steps, delta, method)
+        assert pv[f"epsilon_{method}"] >= want * (1 - REL), (method, pv[f"epsilon_{method}"], want)
+        assert _near(pv[f"epsilon_{method}"], want), (method, pv[f"epsilon_{method}"], want)
+    assert pv["epsilon_prv"] <= 3.0 * (1 + REL)
     # each logged row is the whole global Poisson batch, not one rank's share
     assert [h["batch_size"] for h in m["history"]] == [len(PoissonSampler(n, q, 3).batch(s)) for s in range(steps)]
     assert all(h["loss"] is not None for h in m["history"] if h["batch_size"])
