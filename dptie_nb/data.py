@@ -140,20 +140,39 @@ def load_task(task:str, # "sst2", "qnli" or "qqp"
     return EncodedTask(spec, ids, y[order], label_token_ids(tok, spec), meta)
 
 # %% ../nbs/01_data.ipynb #089afcb0
-@dataclass
+class _Draws:
+    "What a sampler has handed out: the next step it may draw, how many batches, the last one (mutable, inside a frozen sampler)"
+    def __init__(self): self.next, self.count, self.last, self.last_step = 0, 0, None, None
+
+@dataclass(frozen=True)
 class PoissonSampler:
-    "Poisson-subsampled batches: each of `n` examples joins step k's batch with probability `q`, seeded by (seed, k) or secure."
+    "Poisson-subsampled batches: each of `n` examples joins step k's batch with probability `q`, seeded by (seed, k) or secure; every step drawn once."
     n: int
     q: float
     seed: int = 0
-    secure: bool = False # draw from the OS's entropy (not reproducible, not random-access); `seed` is then unused
+    secure: bool = False # draw from the OS's entropy (not reproducible); `seed` is then unused
     def __post_init__(self):
-        if self.n <= 0: raise ValueError(f"n={self.n}: Poisson sampling needs at least one example")
-        if not 0 < self.q <= 1: raise ValueError(f"sample rate q={self.q} must be in (0, 1]")
+        if isinstance(self.n, bool) or not isinstance(self.n, (int, np.integer)) or self.n <= 0:
+            raise ValueError(f"n={self.n!r}: Poisson sampling needs a whole number of examples, at least one")
+        if isinstance(self.q, bool) or not isinstance(self.q, (int, float)) or not 0 < self.q <= 1:
+            raise ValueError(f"sample rate q={self.q!r} must be in (0, 1]")
+        object.__setattr__(self, "_draws", _Draws())
     def batch(self, step:int) -> np.ndarray:
-        "Indices of step `step`'s batch (possibly empty), in random order."
-        if self.secure: return self._secure_batch()
-        rng = np.random.default_rng([self.seed, step, 1])
+        "Indices of step `step`'s batch (possibly empty), in random order; each step once, in increasing order"
+        if isinstance(step, bool) or not isinstance(step, (int, np.integer)) or step < 0:
+            raise ValueError(f"step={step!r} must be an integer >= 0 (the run's global step)")
+        d = self._draws
+        if step < d.next:
+            raise ValueError(f"step {step}'s Poisson batch was drawn already (this sampler has handed out steps up to "
+                             f"{d.next - 1}): a replayed batch is a second use of the same examples that the ledger does "
+                             "not count. Number steps globally across epochs (step = epoch * steps_per_epoch + k), never "
+                             "restart them; a new run needs a new sampler")
+        idx = self._secure_batch() if self.secure else self._seeded_batch(step)
+        if self.secure: idx = _from_rank0(idx)  # under torchrun every rank uses rank 0's draw: one batch, not one per rank
+        d.next, d.count, d.last, d.last_step = step + 1, d.count + 1, idx, step
+        return idx
+    def _seeded_batch(self, step:int) -> np.ndarray:
+        rng = np.random.default_rng([self.seed, int(step), 1])
         return rng.permutation(np.flatnonzero(rng.random(self.n) < self.q))
     def _secure_batch(self) -> np.ndarray:
         "A fresh batch from os.urandom: example i joins when its uniform 64-bit word is below q·2⁶⁴."
@@ -161,7 +180,23 @@ class PoissonSampler:
         else: chosen = np.flatnonzero(np.frombuffer(os.urandom(8 * self.n), dtype=np.uint64) < np.uint64(int(self.q * 2**64)))
         return np.random.default_rng(secrets.randbits(128)).permutation(chosen)
     @property
+    def draws(self) -> int:
+        "How many batches this sampler has handed out"
+        return self._draws.count
+    @property
+    def last_batch(self) -> np.ndarray|None:
+        "The batch handed out last (the global batch, the same on every rank)"
+        return self._draws.last
+    @property
     def expected_batch_size(self) -> float: return self.q * self.n
+
+def _from_rank0(idx:np.ndarray) -> np.ndarray:
+    "Rank 0's `idx` on every rank when a process group of more than one process is up (else `idx`)"
+    import torch.distributed as dist
+    if not (dist.is_available() and dist.is_initialized() and dist.get_world_size() > 1): return idx
+    box = [idx if dist.get_rank() == 0 else None]
+    dist.broadcast_object_list(box, src=0)
+    return np.asarray(box[0], dtype=np.int64)
 
 @dataclass
 class ShuffledSampler:
@@ -186,7 +221,6 @@ def poisson_plan(n:int, # examples in the sampling population N
     "The sample rate q = B/N (at most 1) and the number of DP steps, epochs/q rounded (at least 1)"
     q = min(1.0, batch_size / n)
     return q, max(1, int(round(epochs / q)))
-
 
 # %% ../nbs/01_data.ipynb #dc74d629
 def collate(data:EncodedTask, # an encoded split
