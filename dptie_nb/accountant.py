@@ -13,7 +13,7 @@ from opacus.accountants import RDPAccountant, PRVAccountant
 from opacus.accountants.analysis.prv import Domain
 
 # %% auto #0
-__all__ = ['paper_delta', 'epsilon', 'noise_multiplier', 'PrivacyLedger']
+__all__ = ['paper_delta', 'check_delta_for', 'epsilon', 'noise_multiplier', 'PrivacyLedger']
 
 # %% ../nbs/03_accountant.ipynb #81fec6b2
 def paper_delta(n:int, # training set size N
@@ -22,6 +22,18 @@ def paper_delta(n:int, # training set size N
     if isinstance(n, bool) or not isinstance(n, numbers.Integral) or n < 2:
         raise ValueError(f"n={n!r}: the training set size must be an integer >= 2 (δ = n**-1.1 is then in (0, 1))")
     return float(n) ** -1.1
+
+def check_delta_for(delta:float, # δ, in (0, 1)
+                    n:int, # training set size N
+                   ) -> float:
+    "δ as a float if it is below 1/N for a training set of N examples; ValueError otherwise"
+    delta = _check_delta(delta)
+    if isinstance(n, bool) or not isinstance(n, numbers.Integral) or n < 1:
+        raise ValueError(f"n={n!r}: the training set size must be a positive integer")
+    if delta >= 1 / n:
+        raise ValueError(f"delta={delta:.4g} >= 1/N = 1/{n}: δ ≥ 1/N allows a mechanism that releases one example outright; "
+                         f"use paper_delta(N) = N**-1.1 = {float(n) ** -1.1:.4g} or smaller")  # n = 1 never gets here: δ < 1
+    return delta
 
 # %% ../nbs/03_accountant.ipynb #0c29ee97
 METHODS = ("rdp", "prv")
@@ -77,18 +89,31 @@ class _FastPRVAccountant(PRVAccountant):
 RDP_ALPHAS = [1 + x / 100 for x in range(1, 10)] + [1 + x / 10.0 for x in range(1, 100)] + list(range(12, 64))
 
 
-@lru_cache(maxsize=4096)
-def _eps_segments(
-segments:tuple, delta:float, method:str) -> float:
-    "ε of validated segments ((σ>0, q, T>0), ...) by one accountant (cached: ledgers ask often)"
-    rdp = RDPAccountant()
-    rdp.history = [tuple(s) for s in segments]
-    eps_rdp = float(rdp.get_epsilon(delta, alphas=RDP_ALPHAS))
-    if method == "rdp" or not math.isfinite(eps_rdp): return eps_rdp
+# What Opacus' PRV raises where its grid cannot give a bound: "Floating point errors will dominate" (tiny δ),
+# "Cannot compute epsilon", "Discrete mean differs significantly" (tiny σ), and an out-of-memory grid.
+PRV_FAILURES = (ValueError, RuntimeError, ArithmeticError, IndexError, MemoryError)
+
+def _prv_epsilon(segments:tuple, delta:float, eps_rdp:float) -> float:
+    "Opacus' PRV upper bound on ε (on our grid), or ∞ where it fails or gives NaN: no bound"
     prv = _FastPRVAccountant()
     prv.history = [tuple(s) for s in segments]
-    with np.errstate(divide="ignore"):  # q = 1: Opacus' PRV takes log(1 − q) = −inf on purpose (every t passes the test)
-        return float(prv.get_epsilon(delta, eps_error=max(PRV_EPS_ERROR, PRV_REL_ERROR * eps_rdp)))
+    try:
+        with np.errstate(divide="ignore"):  # q = 1: Opacus' PRV takes log(1 − q) = −inf on purpose (every t passes the test)
+            e = float(prv.get_epsilon(delta, eps_error=max(PRV_EPS_ERROR, PRV_REL_ERROR * eps_rdp)))
+    except PRV_FAILURES: return math.inf
+    return math.inf if math.isnan(e) else e
+
+@lru_cache(maxsize=4096)
+def _eps_segments(segments:tuple, delta:float, method:str) -> float:
+    "ε of validated segments ((σ>0, q, T>0), ...) by RDP, or for 'prv' min(PRV, RDP), both valid bounds (cached: ledgers ask often)"
+    if method == "rdp":
+        rdp = RDPAccountant()
+        rdp.history = [tuple(s) for s in segments]
+        e = float(rdp.get_epsilon(delta, alphas=RDP_ALPHAS))
+        return math.inf if math.isnan(e) else e  # NaN is no bound
+    eps_rdp = _eps_segments(segments, delta, "rdp")
+    if not math.isfinite(eps_rdp): return eps_rdp  # σ so small that RDP overflows: PRV's grid would be astronomically large
+    return min(_prv_epsilon(segments, delta, eps_rdp), eps_rdp)
 
 
 # %% ../nbs/03_accountant.ipynb #d07fdb1f
@@ -96,7 +121,7 @@ def epsilon(noise_multiplier:float, # σ: noise std over the clipping norm, > 0
             sample_rate:float, # q: Poisson sampling probability, in (0, 1]
             steps:int, # T: number of DP-SGD steps, >= 0
             delta:float, # δ, in (0, 1)
-            method:str, # "rdp" (Rényi DP) or "prv" (privacy loss random variables, tighter): no default, say which
+            method:str, # "rdp" (Rényi DP) or "prv" (privacy loss random variables, reported as min(PRV, RDP)): no default, say which
            ) -> float:
     "Upper bound on the ε of `steps` DP-SGD steps with noise σ and sample rate q, at δ"
     sigma, q, steps = _check_sigma(noise_multiplier), _check_q(sample_rate), _check_steps(steps)
