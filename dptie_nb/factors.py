@@ -9,7 +9,7 @@ import torch, torch.nn as nn
 from torch import Tensor
 
 # %% auto #0
-__all__ = ['STAT_KEYS', 'Use', 'acc_dtype', 'left_gram', 'gram_dtype', 'factor_inner', 'factor_bound', 'factor_grad',
+__all__ = ['STAT_KEYS', 'Use', 'acc_dtype', 'left_gram', 'gram_dtype', 'factor_inner', 'factor_bound', 'factor_grad', 'sum_dtype',
            'factor_sum']
 
 # %% ../nbs/03a_factors.ipynb #9a7d367a
@@ -75,16 +75,37 @@ def factor_grad(L, R, m:int, dtype=None) -> Tensor:
     R = R.to(dtype or R.dtype)
     return R.new_zeros(B,m,n).scatter_add_(1, L[:,:,None].expand(-1,-1,n), R)
 
-def factor_sum(L, R, c:Tensor, m:int) -> Tensor:
-    "Clipped sum `Σ_i c_i L_iᵀ R_i`, [m,n], one matmul (an `index_add_` for a one-hot `L`)"
+def sum_dtype(dtype:torch.dtype, exact:bool=False) -> torch.dtype:
+    "Dtype clipped sums are formed in: at least float32 (half-precision factors upcast exactly), float64 with `exact`"
+    return torch.float64 if exact else torch.promote_types(dtype, torch.float32)
+
+def _chunks(B:int, row_bytes:int):
+    "Example ranges of about `_CHUNK_BYTES` each"
+    step = max(1, _CHUNK_BYTES // max(row_bytes, 1))
+    return [(s, min(s + step, B)) for s in range(0, B, step)]
+
+def factor_sum(L, R, c:Tensor, m:int, dtype:torch.dtype|None=None) -> Tensor:
+    "Clipped sum `Σ_i c_i L_iᵀ R_i`, [m,n]: matmuls in `dtype` (default `sum_dtype`), a float64 `index_add_` for a one-hot `L`"
     B,T,n = R.shape
     if L.is_floating_point():
-        dt = torch.promote_types(L.dtype, R.dtype)   # mixed under autocast: bf16 output grad, fp32 input
-        L, R = L.to(dt), R.to(dt)
-        if L.shape[-1] < n: L = L * c.to(L.dtype).view(-1,1,1)
-        else: R = R * c.to(R.dtype).view(-1,1,1)
-        return L.reshape(-1,L.shape[-1]).T @ R.reshape(-1,n)
-    return R.new_zeros(m,n).index_add_(0, L.reshape(-1), (R * c.to(R.dtype).view(-1,1,1)).reshape(-1,n))
+        dt = dtype or sum_dtype(torch.promote_types(L.dtype, R.dtype))   # mixed under autocast: bf16 output grad, fp32 input
+        cd, big = c.to(dt).view(-1,1,1), L.shape[-1] >= n
+        def part(s, e):
+            l, r = L[s:e].to(dt), R[s:e].to(dt)
+            if big: r = r * cd[s:e]
+            else: l = l * cd[s:e]
+            return l.reshape(-1,l.shape[-1]).T @ r.reshape(-1,n)
+        if L.dtype == R.dtype == dt: return part(0, B)          # no upcast copy: one matmul
+        out = None
+        for s, e in _chunks(B, T * (L.shape[-1] + n) * torch.finfo(dt).bits // 8):
+            p = part(s, e); out = p if out is None else out.add_(p)
+        return out if out is not None else R.new_zeros(m, n, dtype=dt)
+    acc = gram_dtype(R.device)                   # one row gets T_i terms that may cancel: accumulate in float64
+    out, cd = R.new_zeros(m, n, dtype=acc), c.to(acc).view(-1,1,1)
+    for s, e in _chunks(B, T * n * 8):
+        out.index_add_(0, L[s:e].reshape(-1), (R[s:e].to(acc) * cd[s:e]).reshape(-1,n))
+    return out if dtype is None else out.to(dtype)
+
 
 # %% ../nbs/03a_factors.ipynb #fa000005
 STAT_KEYS = ('embed_in', 'embed_out', 'embed_cross', 'other')

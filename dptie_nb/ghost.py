@@ -4,7 +4,8 @@
 
 # %% ../nbs/04_ghost.ipynb #f89aab69
 from __future__ import annotations
-import math, weakref
+import hashlib, inspect, math, weakref
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from collections import defaultdict
 from functools import partial
@@ -13,11 +14,11 @@ from torch import Tensor
 from torch.autograd.graph import get_gradient_edge
 from torch.utils._pytree import tree_flatten, tree_leaves
 from fastcore.basics import patch
-from .factors import STAT_KEYS, Use, factor_sum, gram_dtype, _exact_example, _ghost_parts, _mat_parts
+from .factors import STAT_KEYS, Use, factor_sum, gram_dtype, sum_dtype, _exact_example, _ghost_parts, _mat_parts
 from .rules import RULES, Rule, register_rule, linear_rule, _fallback_grads, _is_hf_model, _register_hf_rules, _trains
 
 # %% auto #0
-__all__ = ['RHO', 'per_example_grads', 'clip_reference', 'count_param_uses', 'GhostClipper']
+__all__ = ['BATCH_ARGS', 'RHO', 'per_example_grads', 'clip_reference', 'count_param_uses', 'GhostClipper']
 
 # %% ../nbs/04_ghost.ipynb #ce234d94
 def per_example_grads(losses:Tensor, # [B] one loss per example
@@ -101,25 +102,29 @@ def _broadcast_embeddings(model) -> list:
 
 # %% ../nbs/04_ghost.ipynb #d4000007
 class GhostClipper:
-    "Hooks `model`: `backward(losses)` adds `Σ_i min(1, C/‖g_i‖) g_i` into every trainable `p.grad`, one backward pass"
+    "Hooks `model`: `backward(losses)` adds `Σ_i c_i g_i`, `c_i ≤ min(1, C/‖g_i‖)`, into every trainable `p.grad` (or a dict)"
     def __init__(self,
                  model:nn.Module,           # model whose trainable parameters are clipped
                  max_grad_norm:float,       # clipping norm C
                  mode:str='auto',           # 'auto' (2T² < mn rule), 'ghost' or 'materialize' for every factored parameter
                  check_unseen:bool=True,    # walk the autograd graph and fail on parameter uses no hook saw
-                 verify:bool=False,         # also compute per-example gradients by autograd and fail on disagreement
+                 verify:bool|int=False,     # check per-example gradients by autograd: True (all), or k (the first k examples' norms)
                  verify_rtol:float|None=None,  # tolerance of `verify` (default 1e-8 in float64, 1e-4 in float32)
                  input_embeddings:nn.Module|None=None,   # uses reported as 'embed_in' (default `model.get_input_embeddings()`)
                  output_embeddings:nn.Module|None=None,  # uses reported as 'embed_out' (default `model.get_output_embeddings()`)
                  broadcast_modules:list|None=None,  # embeddings whose batch-1 output is only broadcast against per-example tensors
+                 batch_args:tuple=(),       # names of further forward arguments whose rows are examples (besides BATCH_ARGS)
+                 exact_sums:bool=False,     # form dense clipped sums in float64 too (default: at least float32, with a rounding margin)
                 ):
-        if isinstance(max_grad_norm, bool) or not (isinstance(max_grad_norm, (int, float)) and math.isfinite(max_grad_norm) and max_grad_norm > 0):
-            raise ValueError(f"max_grad_norm must be a positive finite number, got {max_grad_norm!r}")
+        self._set_max_grad_norm(max_grad_norm)
+        _verify_count(verify, 1)
+        if isinstance(batch_args, str) or not all(isinstance(a, str) for a in batch_args):
+            raise TypeError(f"batch_args must be a list of forward argument names, got {batch_args!r}")
         if mode not in ('auto', 'ghost', 'materialize'): raise ValueError(f"mode must be 'auto', 'ghost' or 'materialize', got {mode!r}")
         if any(getattr(m, 'gradient_checkpointing', False) is True for m in model.modules()):
             raise ValueError("gradient checkpointing re-runs forwards inside backward; GhostClipper needs one forward per "
                              "backward: turn it off (HF: model.activation_checkpointing_disable())")
-        self.model, self.max_grad_norm, self.mode = model, float(max_grad_norm), mode
+        self.model, self.mode, self.batch_args, self.exact_sums = model, mode, tuple(batch_args), bool(exact_sums)
         self.check_unseen, self.verify, self.verify_rtol = check_unseen, verify, verify_rtol
         self.pnames = {}
         for n, p in model.named_parameters(): self.pnames.setdefault(id(p), n)
@@ -161,11 +166,28 @@ class GhostClipper:
         self._probe = torch.zeros((), requires_grad=True)
         self._on, self._marks = True, {}
         self.last_norms = self.last_clip_factors = self.last_stats = self.last_param_sq = self.last_decisions = self.last_exact = None
+        self.last_margins = self.last_batch_digest = None
+        self.last_verified = 0
         self.clear()
+
+    @property
+    def max_grad_norm(self) -> float:
+        "The clipping norm C (read-only: it is part of the DP mechanism)"
+        return self._C
+    @max_grad_norm.setter
+    def max_grad_norm(self, v):
+        raise AttributeError("C is part of the DP mechanism: change it through DPOptimizer.set_mechanism(max_grad_norm=...), "
+                             "which opens a new ledger segment")
+    def _set_max_grad_norm(self, C):
+        "Set C, validated (the only way to change it: for `DPOptimizer.set_mechanism`)"
+        if isinstance(C, bool) or not (isinstance(C, (int, float)) and math.isfinite(C) and C > 0):
+            raise ValueError(f"max_grad_norm must be a positive finite number, got {C!r}")
+        self._C = float(C)
 
     def clear(self):
         "Drop everything saved since the last backward (e.g. after a forward that will not be backpropagated)"
-        self._calls, self._starts, self._B, self._Bsrc, self._bptrs = [], defaultdict(list), None, None, set()
+        self._calls, self._starts, self._B, self._Bsrc = [], defaultdict(list), None, None
+        self._bin, self._ambig = [], []   # (model, arg name, tensor, version) of per-example inputs; (arg name, tensor) of ambiguous ones
 
     def detach(self):
         "Remove all hooks"
@@ -176,6 +198,13 @@ class GhostClipper:
     def __exit__(self, *exc): self.detach()
 
 # %% ../nbs/04_ghost.ipynb #d4000009
+def _verify_count(verify, B:int) -> int:
+    "How many examples `verify` checks in a batch of B: 0 (off), B (True) or min(k, B)"
+    if verify is None or verify is False: return 0
+    if verify is True: return B
+    if isinstance(verify, int) and verify >= 1: return min(verify, B)
+    raise ValueError(f"verify must be True, False or a number of examples k >= 1, got {verify!r}")
+
 def _check_global_hooks():
     from torch.nn.modules import module as M
     if M._global_forward_hooks or getattr(M, '_global_forward_hooks_always_called', None):
@@ -198,26 +227,65 @@ def _check_trainable(self:GhostClipper):
                                 "not hooked and would not be clipped: create the clipper (or DPOptimizer) after unfreezing")
 
 # %% ../nbs/04_ghost.ipynb #0d2a3a77
-def _batch_of_args(args, kwargs):
+BATCH_ARGS = ('input_ids', 'inputs_embeds', 'attention_mask', 'position_ids', 'token_type_ids', 'labels')  # per example by name
+
+_SIG = {}
+def _named_args(mod, args, kwargs) -> list:
+    "(name, value) of a forward call's arguments, positional ones named from the signature of `mod.forward`"
+    t = type(mod)
+    if t not in _SIG:
+        try: _SIG[t] = [n for n, q in inspect.signature(mod.forward).parameters.items() if q.kind in (q.POSITIONAL_ONLY, q.POSITIONAL_OR_KEYWORD)]
+        except (TypeError, ValueError): _SIG[t] = []
+    names = _SIG[t]
+    return [(names[k] if k < len(names) else f'args[{k}]', a) for k, a in enumerate(args)] + list(kwargs.items())
+
+def _batch_of_args(named:list):
+    "(name, tensor) that gives the batch size: `input_ids` / `inputs_embeds`, else the first tensor argument"
     for k in ('input_ids', 'inputs_embeds'):
-        if isinstance(kwargs.get(k), Tensor): return kwargs[k]
-    return next((a for a in tree_leaves((args, kwargs)) if isinstance(a, Tensor)), None)
+        for n, a in named:
+            if n == k and isinstance(a, Tensor): return n, a
+    return next(((n, t) for n, a in named for t in tree_leaves(a) if isinstance(t, Tensor)), (None, None))
 
 def _ptr(t:Tensor) -> int: return t.untyped_storage().data_ptr()
+
+def _same_rows(x:Tensor, t:Tensor) -> bool:
+    "Is `x` a view of `t` whose row i lies in row i of `t` (same storage and dim-0 stride, offset inside one row)?"
+    if _ptr(x) != _ptr(t) or x.shape[0] != t.shape[0]: return False
+    if x.shape[0] == 1 or (x.stride(0) == 0 and t.stride(0) == 0): return True     # one row, or every row the same
+    off = x.storage_offset() - t.storage_offset()
+    return x.stride(0) == t.stride(0) and 0 <= off < t.stride(0)
 
 @patch
 def _pre_batch(self:GhostClipper, src, mod, args, kwargs):
     if not self._on or not torch.is_grad_enabled(): return
     _check_global_hooks()
-    x = _batch_of_args(args, kwargs)
+    named = _named_args(mod, args, kwargs)
+    xname, x = _batch_of_args(named)
     if x is None or x.dim() == 0: return
-    if self._B is None or not self._calls: self._B, self._Bsrc, self._bptrs = x.shape[0], src, set()
+    if self._B is None or (not self._calls and x.shape[0] != self._B):   # a new batch: nothing waits for backward
+        self._B, self._Bsrc, self._bin, self._ambig = x.shape[0], src, [], []
     elif x.shape[0] != self._B:
         raise RuntimeError(f"{src} got a batch of {x.shape[0]} but {len(self._calls)} module call(s) of a batch of "
                            f"{self._B} wait for backward: call clipper.backward(losses) first, or clipper.clear() to drop "
                            "them (e.g. after an evaluation forward run without torch.no_grad())")
-    # the model's own batch inputs: index tensors derived from them (views, slices) are per example
-    self._bptrs |= {_ptr(t) for t in tree_leaves((args, kwargs)) if isinstance(t, Tensor) and t.dim() and t.shape[0] == self._B}
+    # rows are examples only in the model's real batch inputs (by name); another index tensor of B rows is a size match
+    per, B = {*BATCH_ARGS, *self.batch_args, xname}, self._B
+    for n, a in named:
+        for t in tree_leaves(a):
+            if not isinstance(t, Tensor) or t.dim() == 0 or t.shape[0] != B: continue
+            if n in per: self._bin.append((src, n, t, t._version))
+            elif not t.is_floating_point(): self._ambig.append((n, t))
+
+@patch
+def _digest(self:GhostClipper) -> str|None:
+    "sha256 of the per-example inputs the model got for the forward(s) being backpropagated; None if none, or changed since"
+    if not self._bin: return None
+    h = hashlib.sha256()
+    for src, n, t, v in self._bin:
+        if t._version != v: return None
+        b = t.detach().contiguous().cpu()
+        h.update(f"{src}.{n}:{b.dtype}:{tuple(b.shape)};".encode()); h.update(b.view(torch.uint8).numpy().tobytes())
+    return h.hexdigest()
 
 @patch
 def _bn_guard(self:GhostClipper, name, mod, args):
@@ -244,13 +312,24 @@ def _dim_error(self:GhostClipper, name, got):
 def _index_batch(self:GhostClipper, mod, name, x, y):
     "How an index input relates to the batch: 'batch' (per example), 'broadcast' (shared, batch-1), else an error"
     B = self._B
-    if x.shape[0] == B and _ptr(x) in self._bptrs: return 'batch'
+    if x.shape[0] == B and any(_same_rows(x, t) for _, _, t, _ in self._bin): return 'batch'
     if mod in self.broadcast and RULES[type(mod)].broadcast and x.shape[0] == 1 and y.shape[0] == 1: return 'broadcast'
+    amb = next((n for n, t in self._ambig if _ptr(t) == _ptr(x)), None)
+    if amb is not None:
+        raise RuntimeError(f"{name} ({type(mod).__name__}) looks up indices from the forward argument '{amb}' (shape "
+                           f"{tuple(x.shape)}), whose dim 0 equals the batch size {B} by size alone: '{amb}' is not a batch "
+                           f"input of the model (by name: {', '.join(BATCH_ARGS)}, or its first argument), so taking its rows "
+                           f"for examples would be a guess. If its rows are the examples, declare it: GhostClipper(..., "
+                           f"batch_args=['{amb}']); if the same ids serve every example (label words), do not look them up "
+                           "through a trainable module: take their logits from the LM head's output (logits[:, ids], as "
+                           "dptie_nb.model.class_loss does)")
     how = (f"its output (batch 1) is broadcast over the batch: pass it in broadcast_modules if that output is only ever "
-           f"added to per-example tensors, or give it per-example indices ([{B}, ...], e.g. pos.expand({B}, -1))"
+           f"added to per-example tensors, or pass per-example indices to the model's forward (e.g. "
+           f"position_ids=pos.expand({B}, -1))"
            if x.shape[0] == 1 else
-           "pass per-example indices that come from the model's inputs (e.g. position ids of shape [B, T] given to "
-           "forward), or indices of shape [1, ...] with the module in broadcast_modules")
+           "pass per-example indices to the model's forward (position ids of shape [B, T] as position_ids, or any name "
+           "declared in batch_args; a view of one works if its rows are its rows), or indices of shape [1, ...] with the "
+           "module in broadcast_modules")
     raise RuntimeError(f"{name} ({type(mod).__name__}) looks up indices of shape {tuple(x.shape)} that are not a batch "
                        f"input of the model (the batch of {B} comes from {self._Bsrc}), so which example each row belongs "
                        f"to is unknown and a size match would be a guess: {how}")
@@ -383,34 +462,39 @@ def _norms(self:GhostClipper, by:dict, B:int, acc, dev):
         for k, v in parts.items(): stats[k] += v
     return stats, total, payload, psq, decisions, exact_n
 
-def _clipped_sums(payload:dict, clip:Tensor) -> dict:
-    "`Σ_i c_i g_i` per parameter from its factors (exactly recomputed examples added from their own gradients)"
+def _clipped_sums(payload:dict, clip:Tensor, exact_sums:bool=False) -> dict:
+    "`Σ_i c_i g_i` per parameter in `sum_dtype` (at least float32) from its factors; recomputed examples from their gradients"
     sums = {}
     for pid in list(payload):                     # pop as we go: output gradients are freed parameter by parameter
         p, blocks, exact, pay = payload.pop(pid)
+        sd = sum_dtype(p.dtype, exact_sums)
         if blocks is not None:
             c = clip
             if exact: c = clip.clone(); c[list(exact)] = 0       # those examples are added exactly, below
-            s = sum(factor_sum(L, R, c, p.shape[0]) for _, L, R in blocks).view(p.shape)
+            s = sum(factor_sum(L, R, c, p.shape[0], sd if L.is_floating_point() else None) for _, L, R in blocks).view(p.shape)
             for i, g in exact.items(): s = s + (clip[i] * g).to(s.dtype)
-        else: s = torch.tensordot(clip.to(pay.dtype), pay, dims=1)
-        sums[pid] = s.to(p.dtype)
+        else: s = torch.tensordot(clip.to(sd), pay.to(sd), dims=1)
+        sums[pid] = s.to(sd)
         del pay, blocks
     return sums
 
 # %% ../nbs/04_ghost.ipynb #d4000012
 @patch
-def _backward(self:GhostClipper, losses):
+def _backward(self:GhostClipper, losses, into=None):
     if not isinstance(losses, Tensor): raise TypeError(f"losses must be a tensor of shape [B], got {type(losses).__name__}")
+    if into is not None and not isinstance(into, dict):
+        raise TypeError(f"into must be a dict {{id(p): float64 tensor}} (or None to add into p.grad), got {type(into).__name__}")
     if losses.dim() != 1:
         raise ValueError(f"losses must be 1-D with one loss per example, shape [B]; got shape {tuple(losses.shape)}. Use "
                          "reduction='none' and reduce each example to one number (e.g. the mean over its real tokens)")
     self._check_trainable(); self._check_param_hooks(); self._check_foreign_grads()
+    if into is not None: self._check_into(into)
     dev = losses.device
     acc = gram_dtype(dev)
     if losses.shape[0] == 0 and not self._B:        # an empty Poisson batch: nothing to add (the DP step adds noise)
         e = torch.zeros(0, dtype=acc, device=dev)
         self._set_last(e, e, {}, {}, {k: e for k in (*STAT_KEYS, 'total')}, {})
+        self.last_margins, self.last_batch_digest = e, self._digest()
         return e
     if not self._calls:
         raise RuntimeError("no forward pass was recorded: run the model with grad enabled and the clipper attached "
@@ -420,6 +504,7 @@ def _backward(self:GhostClipper, losses):
         raise ValueError(f"losses has {losses.shape[0]} entries but the forward batch had {B} examples (from {self._Bsrc}): "
                          "pass one loss per example")
     if not losses.requires_grad: raise ValueError("losses do not require grad: compute them from the model outputs with grad enabled")
+    nv = _verify_count(self.verify, B)   # examples to check by autograd
     calls = self._calls
     for c in calls:
         for t, v in c.versions:
@@ -434,7 +519,7 @@ def _backward(self:GhostClipper, losses):
                                    "out-of-place form (nn.ReLU(), y = y * s) right after modules the clipper hooks")
     with torch.enable_grad(): total_loss = losses.sum()
     with torch.profiler.record_function("dptie::output_grads"):
-        flat = torch.autograd.grad(total_loss, [e for c in calls for e in c.edges], allow_unused=True, retain_graph=self.verify)
+        flat = torch.autograd.grad(total_loss, [e for c in calls for e in c.edges], allow_unused=True, retain_graph=nv > 0)
     grads, k = [], 0
     for c in calls: grads.append(flat[k:k + len(c.edges)]); k += len(c.edges)
     del flat
@@ -445,31 +530,52 @@ def _backward(self:GhostClipper, losses):
     del by
     norms = total.sqrt()
     if not torch.isfinite(norms).all():
-        bad = (~torch.isfinite(norms)).nonzero().flatten().tolist()
+        bad = int((~torch.isfinite(norms)).sum())           # a count: which examples is private
         low = losses.dtype in (torch.float16, torch.bfloat16)
-        raise FloatingPointError(f"non-finite per-example gradient norm for example(s) {bad}: the loss or the model produced "
+        raise FloatingPointError(f"non-finite per-example gradient norm for {bad} of {B} example(s): the loss or the model produced "
                                  "inf/nan; check the inputs and the loss, lower the learning rate"
                                  + (", or train in float32 (half precision overflows easily)" if low else ""))
     if (total < 0).any(): raise RuntimeError("internal error: a squared norm came out negative; please report it")
     C = self.max_grad_norm
     clip = C / norms.clamp_min(C)
-    with torch.profiler.record_function("dptie::clipped_sums"): sums = _clipped_sums(payload, clip)
+    with torch.profiler.record_function("dptie::clipped_sums"): sums = _clipped_sums(payload, clip, self.exact_sums)
     self._set_last(norms, clip, psq, decisions, {**stats, 'total': total}, exact_n)
-    if self.verify: self._verify(losses, norms, sums)
+    digest = self._digest()
+    if nv:
+        self._verify(losses, norms, sums, nv)
+        self.last_verified = nv
+    self.last_batch_digest = digest
     for p in self.params:
         s = sums.get(id(p))
         if s is None: continue
+        if into is not None:                       # the DP optimizer's float64 accumulator: p.grad is not touched
+            if id(p) in into: into[id(p)].add_(s)
+            else: into[id(p)] = s.to(torch.float64, copy=True).contiguous()
+            continue
+        s = s.to(p.dtype)
         if p.grad is None: p.grad = s.contiguous()
         else: p.grad.add_(s)
         self._marks[id(p)] = (p.grad, p.grad._version)
     return norms
 
 @patch
+def _check_into(self:GhostClipper, into:dict):
+    "Fail before any work if an `into` entry of a trainable parameter is not a float64 tensor of its shape and device"
+    for p in self.params:
+        a = into.get(id(p))
+        if a is None: continue
+        if not isinstance(a, Tensor) or a.dtype != torch.float64 or a.shape != p.shape or a.device != p.device:
+            got = f"{a.dtype}, {tuple(a.shape)}, {a.device}" if isinstance(a, Tensor) else type(a).__name__
+            raise ValueError(f"into[id(p)] of '{self.pnames[id(p)]}' must be a float64 tensor of shape {tuple(p.shape)} on "
+                             f"{p.device}, got {got}: let backward create it (leave the key out)")
+
+@patch
 def backward(self:GhostClipper, losses:Tensor, # [B] one loss per example, from the forward(s) since the last backward
+             into:dict|None=None, # {id(p): float64 tensor}: add the clipped sums there (created on first use), not into p.grad
             ) -> Tensor:          # [B] per-example gradient norms ‖g_i‖
-    "Add the clipped per-example gradients of `losses` into `p.grad` (accumulating); return the per-example norms"
+    "Add the clipped per-example gradients of `losses` into `p.grad`, or into `into` in float64 (accumulating); return the norms"
     try:
-        with torch.no_grad(): return self._backward(losses)
+        with torch.no_grad(): return self._backward(losses, into)
     finally: self.clear()
 
 # %% ../nbs/04_ghost.ipynb #d4973e79
@@ -498,30 +604,36 @@ def _check_graph(self:GhostClipper, losses, calls, grads):
 
 # %% ../nbs/04_ghost.ipynb #d4000013
 @patch
-def _verify(self:GhostClipper, losses, norms, sums):
-    "Recompute per-example gradients by autograd, one example at a time, and fail on disagreement"
-    B, ps = len(norms), self.params
-    ref_sq = {self.pnames[id(p)]: torch.zeros_like(norms) for p in ps}
+def _verify(self:GhostClipper, losses, norms, sums, k:int):
+    "Recompute the first `k` examples' gradients by autograd, one at a time: their norms; with k = B also the clipped sums"
+    B, ps, C = len(norms), self.params, self.max_grad_norm
+    ref_sq = {self.pnames[id(p)]: norms.new_zeros(k) for p in ps}
     gs = []
-    for i in range(B):
+    for i in range(k):
         with torch.enable_grad(): li = losses[i]
-        gi = torch.autograd.grad(li, ps, retain_graph=i < B - 1, allow_unused=True)
+        gi = torch.autograd.grad(li, ps, retain_graph=i < k - 1, allow_unused=True)
         for p, g in zip(ps, gi):
             if g is not None: ref_sq[self.pnames[id(p)]][i] = g.to(norms.dtype).pow(2).sum()
-        gs.append(gi)
+        if k == B: gs.append(gi)
     ref = sum(ref_sq.values()).sqrt()
     dt = ps[0].dtype
     rtol = self.verify_rtol or (1e-8 if dt == torch.float64 else 1e-4 if dt == torch.float32 else 1e-2)
-    err = ((norms - ref).abs() / ref.clamp_min(1e-30)).max().item()
-    if err > rtol:
-        perr = {n: ((self.last_param_sq.get(n, torch.zeros_like(r)) - r).abs() / r.clamp_min(1e-30)).max().item() for n, r in ref_sq.items()}
+    rel = (norms[:k] - ref).abs() / ref.clamp_min(1e-30)
+    if (rel > rtol).any():                 # counts, never positions: which examples is private
+        perr = {n: ((self.last_param_sq.get(n, torch.zeros_like(norms))[:k] - r).abs() / r.clamp_min(1e-30)).max().item() for n, r in ref_sq.items()}
         worst = max(perr, key=perr.get)
-        raise RuntimeError(f"verify: per-example gradient norms disagree with autograd (max relative error {err:.2e} > {rtol:.0e}); "
-                           f"worst parameter '{worst}' (relative error of its squared norm {perr[worst]:.2e})")
-    c = self.max_grad_norm / ref.clamp_min(self.max_grad_norm)
+        raise RuntimeError(f"verify: per-example gradient norms disagree with autograd for {int((rel > rtol).sum())} of the "
+                           f"{k} example(s) checked (max relative error {rel.max().item():.2e} > {rtol:.0e}); worst parameter "
+                           f"'{worst}' (relative error of its squared norm {perr[worst]:.2e})")
+    c = self.last_clip_factors[:k]
+    over = c * ref > C * (1 + rtol)
+    if over.any(): raise RuntimeError(f"verify: for {int(over.sum())} of the {k} example(s) checked the clip factor lets the "
+                                      f"autograd gradient exceed C = {C:g}; please report it")
+    if k < B: return
     for j, p in enumerate(ps):
-        want = sum(c[i].to(p.dtype) * (gs[i][j] if gs[i][j] is not None else torch.zeros_like(p)) for i in range(B))
-        got = sums.get(id(p), torch.zeros_like(p))
+        want = sum(c[i].double() * gs[i][j].double() for i in range(B) if gs[i][j] is not None)
+        if not isinstance(want, Tensor): want = torch.zeros_like(p, dtype=torch.float64)
+        got = sums.get(id(p), torch.zeros_like(p)).double()
         e = ((got - want).norm() / want.norm().clamp_min(1e-30)).item()
         if e > rtol: raise RuntimeError(f"verify: clipped gradient sum of '{self.pnames[id(p)]}' disagrees with autograd "
                                         f"(relative error {e:.2e} > {rtol:.0e})")
