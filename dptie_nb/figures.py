@@ -11,7 +11,7 @@ import numpy as np
 import pandas as pd
 from matplotlib.figure import Figure
 
-from .results import (MODE_LABELS, MODE_ORDER, bench_groups, eps_key, is_dp, evals_frame, history_frame, mode_order, norms_table, paired_diffs,
+from .results import (MODE_LABELS, MODE_ORDER, bench_groups, eps_key, eps_text, is_dp, run_epsilon, evals_frame, history_frame, mode_order, norms_table, paired_diffs,
                               paper_gaps, part_index, part_keys, part_label, parts_frame, summarise, task_key, chance_of)
 
 # %% auto #0
@@ -52,11 +52,12 @@ _NODIAG = "not recorded: diagnostics off\n(un-noised statistics of private batch
 def _plot_eps(a, m:dict, h:pd.DataFrame):
     "The ε-spent panel of `plot_run`."
     cfg, priv = m.get("config") or {}, m.get("privacy") or {}
+    pe = run_epsilon(m)
     if cfg.get("epsilon") is None and not priv.get("private"): return _empty(a, "non-private run: no ε")
     drew = False
     for c, lab, ls in (("eps_prv", "PRV", "o-"), ("eps_rdp", "RDP", "--")):  # PRV is computed at evaluations only: markers, joined
         if c in h and h[c].notna().any(): k = h[h[c].notna()]; a.plot(k.step, k[c], ls, ms=4, label=lab); drew = True
-    if cfg.get("epsilon") is not None: a.axhline(cfg["epsilon"], c="0.5", ls=":", label=f"target ε={cfg['epsilon']:g}")
+    if pe["calibrated"]: a.axhline(pe["target"], c="0.5", ls=":", label=f"target ε={pe['target']:g}")  # a σ set by hand has none
     sig, q, dl = priv.get("noise_multiplier"), priv.get("sample_rate"), priv.get("delta")
     a.set(title="ε spent" + (f" (σ={sig:.3g}, q={q:.3g}, δ={dl:.2g})" if None not in (sig, q, dl) else ""), xlabel="step", ylabel="ε")
     a.legend(fontsize=8)
@@ -118,7 +119,7 @@ def _eps_positions(labels) -> dict:
     return {l: i for i, l in enumerate(sorted(set(labels), key=eps_key))}
 
 def _eps_axis(a, pos:dict):
-    a.set_xticks(list(pos.values()), [("ε=" + l if is_dp(l) else l) for l in pos])
+    a.set_xticks(list(pos.values()), [eps_text(l).replace(" (", "\n(") for l in pos])
 
 def _dodged(df:pd.DataFrame, pos:dict):
     "Each (arm, variant) series of `df` with its x positions, side by side around each ε: (index, arm, variant, rows, x)"
@@ -229,7 +230,7 @@ def _clip_panel(a, runs:pd.DataFrame, groups:list):
         a.bar(gi, g.clip_frac.mean(), 0.6, color=_color(arm, gi), alpha=0.35, label="share of examples clipped" if gi == 0 else None)
         a.plot(gi, g.clip_q50.mean(), "o", c="k", ms=6, label="clip factor at the median ‖g_i‖" if gi == 0 else None)
         a.plot(gi, g.clip_q90.mean(), "v", c="k", ms=6, label="clip factor at the 90th percentile" if gi == 0 else None)
-        labs.append(f"{arm.replace(' (', chr(10) + '(')}\n{'ε=' + el if is_dp(el) else el}")
+        labs.append(f"{arm.replace(' (', chr(10) + '(')}\n{eps_text(el)}")
     a.set_xticks(range(len(groups)), labs, fontsize=8, rotation=90 if len(groups) > 5 else 0); a.set_ylim(0, 1.05)
     a.set(ylabel="share clipped · clip factor min(1, C/‖g_i‖)", title="clipping")
     a.legend(fontsize=8, loc="upper center", bbox_to_anchor=(0.5, -0.32 if len(groups) > 5 else -0.2), ncol=1, frameon=False)
@@ -254,7 +255,7 @@ def plot_norms(runs:pd.DataFrame, # runs from `load_runs`
             x = np.arange(len(comps)) + (gi - (len(groups) - 1) / 2) * w
             err = np.nan_to_num(np.vstack([k.share - k.lo, k.hi - k.share]).clip(min=0))
             a.bar(x, k.share, w, yerr=err, capsize=2, color=_color(arm, gi), alpha=max(0.35, 1 - 0.25 * (gi // 2)),
-                  label=f"{arm}, {'ε=' + el if is_dp(el) else el} (n={int(k.n.max())})")
+                  label=f"{arm}, {eps_text(el)} (n={int(k.n.max())})")
         a.axhline(0, c="k", lw=0.7)
         a.set_xticks(range(len(comps)), [part_label(c).replace(" 2⟨", "\n2⟨") for c in comps], fontsize=9)
         a.set(title=f"{task}: {model}, {regime}", ylabel="share of ‖g_i‖² (bars: 95% interval over seeds)")
@@ -280,11 +281,12 @@ def plot_accountants(runs:pd.DataFrame, # runs from `load_runs`
     for a, task in zip(ax, tasks):
         seen = {}
         for _, x in r[r.task == task].iterrows():
-            k = (x.epsilon, round(x.sigma or 0, 6), round(x.sample_rate or 0, 8), x.steps, x.delta)
+            k = (x.eps_label, round(x.sigma or 0, 6), round(x.sample_rate or 0, 8), x.steps, x.delta)
             if k in seen: continue
             seen[k] = len(seen); c = _EXTRA_COLORS[seen[k] % len(_EXTRA_COLORS)]
             h = history_frame(x.metrics)
-            lab = f"target ε={x.epsilon:g}: σ={x.sigma:.3g}, q={x.sample_rate:.3g}, {x.steps} steps" if x.sigma else f"target ε={x.epsilon:g}"
+            lab = ((f"target ε={x.target:g}: σ={x.sigma:.3g}" if x.calibrated else x.eps_label)  # a σ set by hand: no target
+                   + (f", q={x.sample_rate:.3g}, {x.steps} steps" if x.sigma else ""))
             if "eps_prv" in h and h.eps_prv.notna().any():
 
                 k = h[h.eps_prv.notna()]  # PRV at evaluations only: a line through NaN gaps would draw nothing
@@ -292,7 +294,7 @@ def plot_accountants(runs:pd.DataFrame, # runs from `load_runs`
                 a.plot(h.step, h.eps_rdp, "--", c=c, label="  same, RDP")
             elif x.eps_prv is not None:
                 a.plot([x.steps], [x.eps_prv], "o", c=c, label=lab + " (PRV)"); a.plot([x.steps], [x.eps_rdp], "s", c=c, mfc="none", label="  same, RDP")
-            a.axhline(x.epsilon, c=c, ls=":", lw=0.8)
+            if x.calibrated: a.axhline(x.target, c=c, ls=":", lw=0.8)
         a.set(title=task, xlabel="step", ylabel="ε spent")
         a.legend(fontsize=8, loc="upper center", bbox_to_anchor=(0.5, -0.16), frameon=False)  # below: the curves fill every corner
     return _save(fig, save)
@@ -306,7 +308,7 @@ def curve_label(r) -> str:
     cfg = (r.metrics or {}).get("config", {}) if isinstance(r.metrics, dict) else {}
     loss = "2-way loss" if cfg.get("restrict_loss") else "full-vocab loss"
     opt = r.optimizer + (" (linear decay)" if cfg.get("lr_schedule") == "linear" else "")
-    return f"{opt}, C {r.max_grad_norm:g}, {loss}, lr {r.lr:g}, " + (f"ε={r.eps_label}" if is_dp(r.eps_label) else r.eps_label)
+    return f"{opt}, C {r.max_grad_norm:g}, {loss}, lr {r.lr:g}, " + eps_text(r.eps_label)
 
 def plot_curves(runs:pd.DataFrame, # runs from `load_runs`
                 save:str|Path|None=None, # also write the figure here as PNG

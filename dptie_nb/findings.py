@@ -13,8 +13,8 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
-from .results import (BENCH_COLUMNS, DIFF_COLUMNS, GLUE_TRAIN_ROWS, MODE_LABELS, is_dp, accountant_table, bench_status, chance_of,
-                              comparisons, eps_key, get_key, norms_table, paired_diffs, paper_gaps, paper_gap_tests, paper_memory, paper_steps,
+from .results import (BENCH_COLUMNS, DIFF_COLUMNS, GLUE_TRAIN_ROWS, MODE_LABELS, BY_HAND, is_dp, accountant_table, bench_status, chance_of,
+                              comparisons, eps_key, eps_text, get_key, norms_table, paired_diffs, paper_gaps, paper_gap_tests, paper_memory, paper_steps,
                               part_index, summarise)
 from .config import CLIP_ONLY, eps_label
 from .assets import shown_path
@@ -81,7 +81,7 @@ STYLES = {  # the format specs a phrase may use besides Python's; '.N' after a n
     "signed": signed, "ci": lambda v, nd=1: ci_text(*v, nd), "pct": pct, "±pct": lambda v: pct(v, signed=True),
     "±pcts": lambda v: ", ".join(pct(x, signed=True) for x in v), "vals": values_text, "list": lambda v: ", ".join(map(str, v)),
     "span": span_text, "span%": lambda v: span_text(v, 0, True), "less": lambda v: span_text([1 - x for x in v], 0, True),
-    "cell": cell_text, "pl": lambda n: "" if n == 1 else "s", "p": lambda p: "p < 0.001" if p < 0.001 else f"p = {p:.2g}", "eps": lambda l: f"ε={l}" if is_dp(l) else l,
+    "cell": cell_text, "pl": lambda n: "" if n == 1 else "s", "p": lambda p: "p < 0.001" if p < 0.001 else f"p = {p:.2g}", "eps": eps_text,
     "paren": lambda v: f" ({', '.join(v)})" if len(v) else ""}
 
 class _Styled(string.Formatter):
@@ -154,8 +154,10 @@ PHRASES = {
                     "‖H − E‖/‖E₀‖ = {d:.3f}{d0}.",
     "comp.clip_only": "; {d:.4f} without noise",
     # (e) privacy
-    "privacy": "{runs} private run{runs:pl} in {k} privacy configuration{k:pl}, σ calibrated by PRV to ε {targets:vals}: PRV bounds "
+    "privacy": "{runs} private run{runs:pl} in {k} privacy configuration{k:pl}, {how}: PRV bounds "
                "their ε at {prv:vals}; RDP, the paper's accountant and a looser bound on the same noise, at {rdp:vals}.",
+    "privacy.calibrated": "σ calibrated by PRV to ε {targets:vals}",
+    "privacy.by_hand": "σ set by hand to {sigmas:vals} (no target: its ε is what it spent)",
     "privacy.none": "No private runs: nothing to account.",
     "rdp": "For the same noise RDP's bound is {r:span}× PRV's: the same mechanism, described less tightly, not more privacy spent. "
            "Calibrated by RDP, as the paper's runs were, a target ε buys more noise than calibrated by PRV.",
@@ -196,6 +198,8 @@ PHRASES = {
     "run.acc": "dev accuracy {acc} on {dev} examples (majority class {chance:cell}%), after {steps} steps on {train} training examples",
     "run.privacy": "privacy: target ε={target}, δ={delta:.3g}; spent ε={prv:cell} (PRV), ε={rdp:cell} (RDP); σ={sigma:cell}, "
                    "q={q:cell}, {steps} steps, σ calibrated by {acct}",
+    "run.privacy_by_hand": "privacy: σ={sigma:cell} set by hand, not calibrated (batches and steps planned for ε={target:g}), "
+                           "δ={delta:.3g}; spent ε={prv:cell} (PRV), ε={rdp:cell} (RDP); q={q:cell}, {steps} steps",
     "run.nonprivate": "non-private: no ε",
     "run.cost": "{time:cell} s in all, {step:cell} s per step, peak memory {mem:cell} MB",
 }
@@ -269,7 +273,7 @@ def learning_brief(runs:pd.DataFrame) -> str:
     r = runs[runs.auroc.notna() & runs.auroc0.notna()] if len(runs) else runs
     if not len(r): return say("learned.none")
     dp = r[[is_dp(e) for e in r.eps_label]]
-    which = [say("one_class_in", setting=f"{reg}, {'ε=' + el if is_dp(el) else el}", c=int(g.one_class.sum()), k=len(g))
+    which = [say("one_class_in", setting=f"{reg}, {eps_text(el)}", c=int(g.one_class.sum()), k=len(g))
              for (reg, _, el), g in r.assign(_e=[eps_key(e) for e in r.eps_label]).groupby(["regime", "_e", "eps_label"], sort=True)
              if g.one_class.any()]
     return say("learned", k=len(dp), a0=dp.auroc0.mean(), a=dp.auroc.mean(), c=int(r.one_class.sum()), n=len(r), which=which)
@@ -389,7 +393,10 @@ def privacy_brief(runs:pd.DataFrame) -> str:
     "The ε the runs spent by PRV and by RDP, in one sentence."
     A = accountant_table(runs)
     if not len(A): return say("privacy.none")
-    return say("privacy", runs=int(A["runs"].sum()), k=len(A), prv=[round(x, 2) for x in A["ε (PRV)"]], targets=A["target ε"],
+    own = A["calibrated by"] == BY_HAND
+    how = ([say("privacy.calibrated", targets=A["target ε"][~own])] if (~own).any() else []) \
+          + ([say("privacy.by_hand", sigmas=A["σ"][own])] if own.any() else [])
+    return say("privacy", runs=int(A["runs"].sum()), k=len(A), how=" and ".join(how), prv=[round(x, 2) for x in A["ε (PRV)"]],
                rdp=[round(x, 2) for x in A["ε (RDP)"]])
 
 # %% ../nbs/09b_findings.ipynb #f8f8b170
@@ -455,7 +462,7 @@ def _arm_means(runs:pd.DataFrame, task:str, regime:str="pretrained") -> list[str
         g = S[(S.eps_label == el) & (S.variant == "")].set_index("arm")["mean"]  # `summarise` always has the variant column
 
         if {"tied", "untied"} <= set(g.index):
-            out.append(f"{'ε=' + el if is_dp(el) else el} {num(g['tied'], 1)} / {num(g['untied'], 1)}%")
+            out.append(f"{eps_text(el)} {num(g['tied'], 1)} / {num(g['untied'], 1)}%")
     return out
 
 def conclusion(runs:pd.DataFrame, bench:pd.DataFrame|None=None, paper:dict|None=None) -> str:
@@ -602,13 +609,14 @@ def paper_status(paper:dict|None, note:str|None=None) -> str:
 
 # %% ../nbs/09b_findings.ipynb #7ac32503
 def run_summary(m:dict) -> str:
-    "A run's outcome in Markdown: dev accuracy, ε spent by RDP and PRV, σ, q, steps and time."
+    "A run's outcome in Markdown: dev accuracy, ε spent by RDP and PRV, σ (and whether it was calibrated to a target), q, steps and time."
     cfg, priv, fin = m.get("config") or {}, m.get("privacy") or {}, m.get("final") or {}
     lines = [say("run.error" if m.get("error") else "run", id=m.get("run_id", "?"), status=m.get("status"), error=m.get("error")),
              say("run.acc", acc=f"{num(100 * fin['dev_acc'], 2)}%" if fin.get("dev_acc") is not None else "–", chance=chance_of(m),
                  dev=get_key(m, "data.dev.rows_used", "?"), train=get_key(m, "data.train.rows_used", "?"), steps=fin.get("steps", "–"))]
     if priv.get("private"):
-        lines.append(say("run.privacy", target=cfg.get("epsilon"), delta=priv.get("delta", math.nan), prv=priv.get("epsilon_prv"),
+        by_hand = cfg.get("sigma") is not None  # σ not calibrated to the target (σ = 0 included): the target was never its ε
+        lines.append(say("run.privacy_by_hand" if by_hand else "run.privacy", target=cfg.get("epsilon"), delta=priv.get("delta", math.nan), prv=priv.get("epsilon_prv"),
                          rdp=priv.get("epsilon_rdp"), sigma=priv.get("noise_multiplier"), q=priv.get("sample_rate"),
                          steps=priv.get("steps", "–"), acct=priv.get("accountant_for_calibration", "?")))
         off = cfg.get("diagnostics") == "off" or priv.get("diagnostics") == "off"

@@ -4,7 +4,8 @@
 
 # %% ../nbs/09_results.ipynb #9b875a50
 from __future__ import annotations
-import base64, json, math, os, sys
+import base64, json, math, os, re, sys
+from decimal import ROUND_CEILING, Decimal
 from pathlib import Path
 
 import numpy as np
@@ -12,20 +13,20 @@ import pandas as pd
 from scipy import optimize, stats
 
 from .bench import MODE_LABELS
-from .config import CLIP_ONLY, NONPRIVATE, SAME_SETTING, eps_label
+from .config import CLIP_ONLY, NONPRIVATE, SAME_SETTING, eps_label, parse_epsilon
 from .assets import shown_path
 
 # %% auto #0
-__all__ = ['TASK_ORDER', 'GLUE_TRAIN_ROWS', 'NONPRIVATE_IGNORED', 'PARTS', 'TOTAL_KEYS', 'RUN_COLUMNS', 'BELOW_ACC', 'POINTS',
-           'PANEL_KEYS', 'SUMMARY_COLUMNS', 'DIFF_COLUMNS', 'EQUIV_MARGIN', 'PRIMARY_EXTRA', 'COMPARISON_COLUMNS',
-           'EVALS_COLUMNS', 'MODE_ORDER', 'BASELINE_MODE', 'BENCH_COLUMNS', 'NORMS_COLUMNS', 'ACCOUNTANT_COLUMNS',
-           'task_key', 'eps_key', 'is_dp', 'arm_of', 'setting_of', 'part_index', 'part_keys', 'part_label', 'run_parts',
-           'part_shares', 'MissingKey', 'get_key', 'chance_of', 'eval_fields', 'predicts_one_class', 'unpack_bits',
-           'mechanism_fields', 'run_row', 'load_runs', 't_interval', 'with_variants', 'summarise', 'paired_diffs',
-           'holm', 'tost', 'mde', 'mcnemar', 'check_primary', 'primary_of', 'comparisons', 'history_frame',
-           'parts_frame', 'evals_frame', 'mode_order', 'bench_status', 'load_bench', 'bench_groups', 'find_paper',
-           'load_paper', 'paper_gaps', 'paper_gap_tests', 'paper_steps', 'paper_memory', 'norms_table',
-           'accountant_table']
+__all__ = ['TASK_ORDER', 'GLUE_TRAIN_ROWS', 'SPENT_RTOL', 'NONPRIVATE_IGNORED', 'PARTS', 'TOTAL_KEYS', 'RUN_COLUMNS', 'BELOW_ACC',
+           'POINTS', 'PANEL_KEYS', 'SUMMARY_COLUMNS', 'DIFF_COLUMNS', 'EQUIV_MARGIN', 'PRIMARY_EXTRA',
+           'COMPARISON_COLUMNS', 'EVALS_COLUMNS', 'MODE_ORDER', 'BASELINE_MODE', 'BENCH_COLUMNS', 'NORMS_COLUMNS',
+           'BY_HAND', 'ACCOUNTANT_COLUMNS', 'task_key', 'eps_key', 'is_dp', 'eps_text', 'sigma_label', 'spent_epsilon',
+           'run_epsilon', 'arm_of', 'setting_of', 'part_index', 'part_keys', 'part_label', 'run_parts', 'part_shares',
+           'MissingKey', 'get_key', 'chance_of', 'eval_fields', 'predicts_one_class', 'unpack_bits', 'mechanism_fields',
+           'run_row', 'load_runs', 't_interval', 'with_variants', 'summarise', 'paired_diffs', 'holm', 'tost', 'mde',
+           'mcnemar', 'check_primary', 'primary_of', 'comparisons', 'history_frame', 'parts_frame', 'evals_frame',
+           'mode_order', 'bench_status', 'load_bench', 'bench_groups', 'find_paper', 'load_paper', 'paper_gaps',
+           'paper_gap_tests', 'paper_steps', 'paper_memory', 'norms_table', 'accountant_table']
 
 # %% ../nbs/09_results.ipynb #ba47babc
 TASK_ORDER = ("sst2", "qnli", "qqp")
@@ -36,12 +37,55 @@ def task_key(task:str) -> tuple:
     return (TASK_ORDER.index(task) if task in TASK_ORDER else len(TASK_ORDER), task)
 
 def eps_key(label:str) -> float:
-    "Sort key of an ε label: finite ε ascending, then the clip-only control, then non-private."
-    return math.inf if label == NONPRIVATE else sys.float_info.max if label == CLIP_ONLY else float(label)
+    "Sort key of an ε label: by the ε it states (a target, or the ε spent) ascending, then an unknown ε spent, the clip-only control, non-private."
+    if label == NONPRIVATE: return math.inf
+    if label == CLIP_ONLY: return sys.float_info.max
+    if label.startswith("σ="):
+        m = re.search(r"\(spent ε=([^)]+)\)$", label)
+        try: return float(m.group(1)) if m else sys.float_info.max / 2
+        except ValueError: return sys.float_info.max / 2  # ∞ spent
+    return float(label)
 
 def is_dp(label:str) -> bool:
     "Whether an ε label is a DP arm (not the clip-only or non-private control)"
     return label not in (NONPRIVATE, CLIP_ONLY)
+
+def eps_text(label:str) -> str:
+    "An ε label as sentences and axes write it: 'ε=3' for a target ε, else the label itself ('σ=0.3 (spent ε=22.1)', 'clip only', 'non-private')."
+    return f"ε={label}" if is_dp(label) and not label.startswith("σ=") else label
+
+def _up(x:float, digits:int=3) -> str:
+    "x rounded up to `digits` significant digits (after snapping to 12, so that 22.1 stays 22.1), as text."
+    d = Decimal(f"{x:.12g}")
+    return f"{d.quantize(Decimal(1).scaleb(d.adjusted() - digits + 1), rounding=ROUND_CEILING).normalize():f}"
+
+def sigma_label(sigma, # the noise multiplier the run used
+                spent:float, # the ε it spent (NaN: not recorded)
+               ) -> str:
+    "The label of a run not labelled by a target ε: 'σ=0.3 (spent ε=22.1)', the ε rounded up so that it is never understated."
+    s = f"σ={math.nan if sigma is None else float(sigma):.3g}"
+    if spent is None or math.isnan(spent): return s + " (spent ε unknown)"
+    return s + (" (spent ε=∞)" if math.isinf(spent) else f" (spent ε={_up(spent)})")
+
+def spent_epsilon(priv:dict) -> float:
+    "The ε a run spent: the smaller of its ledger's two valid upper bounds, PRV and RDP (an older run's PRV can be ∞ where RDP is finite); NaN when neither was recorded."
+    v = [float(x) for x in (priv.get("epsilon_prv"), priv.get("epsilon_rdp")) if x is not None and not math.isnan(float(x))]
+    return min(v) if v else math.nan
+
+SPENT_RTOL = 1e-6  # a calibrated run that spent more than its target by more than this is labelled by what it spent
+
+def run_epsilon(m:dict) -> dict:
+    "A run's privacy as every table and figure labels it: `epsilon` (the ε it is labelled and sorted by: its target only if it spent no more), `eps_label`, `private`, `calibrated` (σ calibrated to the target) and `target` (the ε in its config)."
+    cfg, priv = m.get("config") or {}, m.get("privacy") or {}
+    target, sigma = parse_epsilon(cfg.get("epsilon")), cfg.get("sigma")
+    if target is None: return dict(epsilon=math.nan, eps_label=NONPRIVATE, private=False, calibrated=False, target=math.nan)
+    if sigma == 0: return dict(epsilon=math.nan, eps_label=CLIP_ONLY, private=False, calibrated=False, target=target)
+    spent = spent_epsilon(priv)
+    if sigma is None and not spent > target * (1 + SPENT_RTOL):  # a calibrated run within its target (or one that did not record it)
+        return dict(epsilon=target, eps_label=eps_label(target), private=True, calibrated=True, target=target)
+    used = sigma if sigma is not None else priv.get("noise_multiplier")
+    return dict(epsilon=spent, eps_label=sigma_label(used, spent), private=True, calibrated=sigma is None, target=target)
+
 
 # %% ../nbs/09_results.ipynb #f296d592
 NONPRIVATE_IGNORED = ("engine", "max_grad_norm", "accountant", "delta")
@@ -102,7 +146,7 @@ def part_shares(parts:dict|None) -> dict:
 
 # %% ../nbs/09_results.ipynb #9a7a56a2
 RUN_COLUMNS = ["run_id", "path", "task", "model", "regime", "tying", "arm", "head_init", "epsilon", "eps_label",
-               "private", "seed", "setting", "acc", "dev_loss", "chance", "bal_acc", "auroc", "pos_share", "label_loss",
+               "private", "calibrated", "target", "seed", "setting", "acc", "dev_loss", "chance", "bal_acc", "auroc", "pos_share", "label_loss",
                "acc0", "bal_acc0", "auroc0", "pos_share0", "label_loss0", "dev_loss0", "one_class", "lr", "optimizer", "batch_size", "epochs",
                "max_grad_norm", "engine", "accountant", "max_len", "train_cap", "dev_cap", "tag", "steps", "sigma",
                "sample_rate", "delta", "eps_rdp", "eps_prv", "train_time_s", "mean_step_time_s", "peak_memory_mb",
@@ -181,17 +225,14 @@ def run_row(m:dict, # a metrics dict
     for k in ("task", "tying", "seed"): get_key(m, f"config.{k}")
     if get_key(m, "final.dev_acc") is None: raise MissingKey("final.dev_acc")
     priv, env = m.get("privacy") or {}, m.get("environment") or {}
-    eps, params = cfg.get("epsilon"), get_key(m, "model_info.params", {}) or {}
-    sigma0 = eps is not None and cfg.get("sigma") == 0  # the clip-only control: no ε, no privacy
+    params = get_key(m, "model_info.params", {}) or {}
 
     fin = lambda k: get_key(m, f"final.{k}", None)
     data = lambda k: get_key(m, f"data.{k}", None)
     ev, acc = eval_fields(m), 100 * float(fin("dev_acc"))
     return dict(run_id=m.get("run_id", Path(path).parent.name), path=str(path), task=cfg["task"], model=cfg.get("model"),
                 regime=cfg.get("regime", "pretrained"), tying=cfg["tying"], arm=arm_of(cfg), head_init=cfg.get("head_init"),
-                epsilon=float("nan") if eps is None or sigma0 else float(eps), eps_label=eps_label(eps, cfg.get("sigma")),
-                private=eps is not None and not sigma0,
-                seed=int(cfg["seed"]), setting=setting_of(cfg), acc=acc, dev_loss=fin("dev_loss"), chance=chance_of(m),
+                **run_epsilon(m), seed=int(cfg["seed"]), setting=setting_of(cfg), acc=acc, dev_loss=fin("dev_loss"), chance=chance_of(m),
                 **ev, one_class=predicts_one_class(ev["pos_share"], acc, data("dev.label_counts")),
                 **{k: cfg.get(k) for k in ("lr", "optimizer", "batch_size", "epochs", "max_grad_norm", "engine", "accountant",
                                            "max_len", "train_cap", "dev_cap", "tag")},
@@ -206,9 +247,22 @@ def run_row(m:dict, # a metrics dict
                 correct=unpack_bits(fin("dev_correct")), parts=run_parts(m), metrics=m)
 
 # %% ../nbs/09_results.ipynb #02ef7c1f
+def _by_target(label:str) -> bool: return is_dp(label) and not label.startswith("σ=")
+
+def _one_label(df:pd.DataFrame) -> pd.DataFrame:
+    "Every private run of a setting labelled alike: when any of them is labelled by what it spent, all are, by the most any of them spent."
+    for _, g in df[df.private].groupby("setting", sort=False):
+        if g.eps_label.map(_by_target).all(): continue
+        sp = max((spent_epsilon(dict(epsilon_prv=a, epsilon_rdp=b)) for a, b in zip(g.eps_prv, g.eps_rdp)),
+                 key=lambda x: -math.inf if math.isnan(x) else x)
+        df.loc[g.index, "epsilon"] = sp
+        df.loc[g.index, "eps_label"] = [sigma_label(s, sp) for s in g.sigma]
+    return df
+
 def _frame(rows) -> pd.DataFrame:
     df = pd.DataFrame(rows, columns=RUN_COLUMNS)
     if not len(df): return df
+    df = _one_label(df)
     df["_t"], df["_e"] = [task_key(t)[0] for t in df.task], df.epsilon.fillna(np.inf)
     return df.sort_values(["_t", "task", "model", "regime", "_e", "arm", "seed"]).drop(columns=["_t", "_e"]).reset_index(drop=True)
 
@@ -643,6 +697,7 @@ def norms_table(runs:pd.DataFrame) -> pd.DataFrame:
                             label=part_label(k), share=m, lo=lo, hi=hi, mean_norm2=float(np.nanmean([p.get(k, np.nan) for p in g.parts]))))
     return pd.DataFrame(out, columns=NORMS_COLUMNS)
 
+BY_HAND = "σ set by hand"  # the "calibrated by" of a configuration whose σ was not calibrated to a target ε
 ACCOUNTANT_COLUMNS = ["task", "target ε", "σ", "q", "steps", "δ", "ε (RDP)", "ε (PRV)", "RDP / PRV", "calibrated by", "runs"]
 
 def accountant_table(runs:pd.DataFrame) -> pd.DataFrame:
@@ -654,8 +709,8 @@ def accountant_table(runs:pd.DataFrame) -> pd.DataFrame:
     out = []
     for _, g in r.groupby("_k", sort=False):
         x = g.iloc[0]
-        out.append({"task": x.task, "target ε": x.epsilon, "σ": x.sigma, "q": x.sample_rate, "steps": x.steps, "δ": x.delta,
+        out.append({"task": x.task, "target ε": x.target if x.calibrated else math.nan, "σ": x.sigma, "q": x.sample_rate, "steps": x.steps, "δ": x.delta,
                     "ε (RDP)": x.eps_rdp, "ε (PRV)": x.eps_prv,
                     "RDP / PRV": x.eps_rdp / x.eps_prv if x.eps_rdp and x.eps_prv else math.nan,
-                    "calibrated by": x.accountant, "runs": len(g)})
+                    "calibrated by": x.accountant if x.calibrated else BY_HAND, "runs": len(g)})
     return pd.DataFrame(out, columns=ACCOUNTANT_COLUMNS)

@@ -12,11 +12,20 @@ import numpy as np
 from dptie_nb.files import atomic_write_json
 from dptie_nb.config import RunConfig
 
-__all__ = ["fake_metrics", "fake_runs", "fake_bench", "NEW_FIELDS"]
+__all__ = ["fake_metrics", "fake_runs", "fake_bench", "sigma_spent", "NEW_FIELDS"]
+
+def sigma_spent(sigma:float) -> float:
+    "The ε (PRV) a fake run with σ set by hand spent, whatever ε its batches were planned for: σ = 0.3 spent 22.1, σ = 0 (clip only) ∞."
+    return 6.63 / sigma if sigma > 0 else math.inf
+
+def _spent(c:dict) -> float|None:
+    "The ε a fake run spent by PRV: its target when σ was calibrated to it, `sigma_spent` when σ was set by hand, None when non-private."
+    if c["epsilon"] is None: return None
+    return c["epsilon"] if c["sigma"] is None else sigma_spent(c["sigma"])
 
 def _history(c:dict, steps:int, rng) -> list[dict]:
     "Logged steps: loss, batch size and cost, an untied run's head drift, and for a private run ε so far, clipping, norm quantiles, the norm split and the cross term's largest and smallest per-example share."
-    private, tied, hist = c["epsilon"] is not None, c["tying"] == "tied", []
+    private, tied, hist, spent = c["epsilon"] is not None, c["tying"] == "tied", [], _spent(c)
     drift0 = 1.41 if c["head_init"] == "random" else 0.0
     for s in range(1, steps + 1):
         row = dict(step=s, epoch=s / steps * c["epochs"], loss=0.7 - 0.1 * s / steps + 0.01 * rng.standard_normal(),
@@ -26,7 +35,7 @@ def _history(c:dict, steps:int, rng) -> list[dict]:
             frac, e = math.sqrt(s / steps), 0.7 if tied else 0.55
             parts = dict(embed_in=0.05 * e, embed_out=0.6 * e, other=0.4)  # the keys of `GhostClipper.last_stats`
             if tied: parts["embed_cross"] = -0.02 + 0.01 * rng.standard_normal()
-            row.update(eps_rdp=1.12 * c["epsilon"] * frac, eps_prv=c["epsilon"] * frac, clip_frac=0.9,
+            row.update(eps_rdp=1.12 * spent * frac, eps_prv=spent * frac, clip_frac=0.9,
                        norm_q=dict(q10=1.1, q50=1.6, q90=2.4), norm2_parts=parts,
                        cross_share=dict(max=0.15 if c["task"] == "sst2" else 0.4, min=-0.05) if tied else dict(max=0.0, min=0.0))
         hist.append(row)
@@ -97,7 +106,7 @@ def fake_metrics(task:str="sst2", # task
                               platform="Linux-x86_64", cpu_count=2, torch_threads=1, device=c["device"]),
              data=data,
              privacy=dict(private=private, delta=n_train ** -1.1, sample_rate=q if private else None, planned_steps=steps,
-                          noise_multiplier=0.6 + 2 / epsilon if private else None,
+                          noise_multiplier=(c["sigma"] if c["sigma"] is not None else 0.6 + 2 / epsilon) if private else None,
                           expected_batch_size=q * n_train if private else None, accountant_for_calibration=c["accountant"],
                           noise=noise, sampling=noise if private else None, diagnostics=c["diagnostics"]),
              history=_history(c, steps, rng),
@@ -106,8 +115,8 @@ def fake_metrics(task:str="sst2", # task
         m["history"] = [{k: v for k, v in r.items() if k in ("step", "epoch", "eps_rdp", "eps_prv", "head_drift")} for r in m["history"]]
         for k in ("label_counts", "mean_tokens", "truncated"): m["data"]["train"].pop(k)
     if status == "ok":
-        m["privacy"].update(steps=steps, ledger={}, epsilon_rdp=1.12 * epsilon if private else None,
-                            epsilon_prv=epsilon if private else None)
+        m["privacy"].update(steps=steps, ledger={}, epsilon_rdp=1.12 * _spent(c) if private else None,
+                            epsilon_prv=_spent(c) if private else None)
         ev = m["evals"][-1]
         m["final"] = dict(dev_acc=acc, dev_loss=0.69, **{f"dev_{k}": ev[k] for k in NEW_FIELDS["evals"]},
                           dev_correct=_correct(c, n_right, counts, one_class), steps=steps, train_time_s=3.0, mean_step_time_s=0.1,
@@ -126,6 +135,7 @@ def fake_runs(runs_dir:str|Path, # folder to fill (runs go to runs_dir/<run-id>/
               gap:float=0.02, # untied − tied accuracy (a fraction) at every private setting
               debris:bool=True, # also write a corrupt metrics.json and a failed.json
               tag:str="", # the preset's name (run names start with it)
+              sigmas=(), # σ set by hand: for each, also a tied and an untied run per task, private ε and seed with that σ
              ) -> list[dict]:
     "Write a small grid of fake runs (tied and untied) to `runs_dir`; return their metrics dicts."
     rng, runs = np.random.default_rng(0), []
@@ -137,6 +147,14 @@ def fake_runs(runs_dir:str|Path, # folder to fill (runs go to runs_dir/<run-id>/
                 for tying, acc in (("tied", tied), ("untied", untied)):
                     m = fake_metrics(task, tying, eps, seed, acc=float(acc), tag=tag)
                     runs.append(m); atomic_write_json(Path(runs_dir)/m["run_id"]/"metrics.json", m)
+    for sigma in sigmas:  # after the grid, so that its numbers do not depend on these
+        for task in tasks:
+            for eps in [e for e in epsilons if e is not None]:
+                for seed in seeds:
+                    tied = 0.55 + 0.02 * seed + 0.01 * rng.standard_normal()
+                    for tying, acc in (("tied", tied), ("untied", tied + gap + 0.005 * rng.standard_normal())):
+                        m = fake_metrics(task, tying, eps, seed, acc=float(acc), tag=tag, sigma=sigma)
+                        runs.append(m); atomic_write_json(Path(runs_dir)/m["run_id"]/"metrics.json", m)
     if debris:
         d = Path(runs_dir)/"qqp-dptie-mini-pretrained-tied-eps3-s9"; d.mkdir(parents=True, exist_ok=True)
         (d/"metrics.json").write_text('{"schema": 1, "status": "ok", "config": {"task": "qq')  # killed mid-write
