@@ -131,7 +131,7 @@ def _pair_parts(groups:dict) -> dict:
     return parts
 
 def _ghost_parts(p, us):
-    "Squared-norm parts by pair of labels from Gram matrices (float64); the factor blocks; the triangle bound [B]"
+    "Squared-norm parts by pair of labels from Gram matrices (float64); the factor blocks; each block's triangle bound [B]"
     groups = {}
     for u in us: groups.setdefault((u.label, u.onehot), []).append(u)
     cat = lambda ts: ts[0] if len(ts) == 1 else torch.cat(ts, 1)
@@ -144,7 +144,7 @@ def _ghost_parts(p, us):
             with torch.profiler.record_function(f"dptie::gram:{k}"): v = factor_inner(La, Ra, Lb, Rb)
             v = v if i == j else 2 * v
             parts[k] = parts[k] + v if k in parts else v
-    with torch.profiler.record_function("dptie::bound"): return parts, blocks, sum(factor_bound(L, R) for _, L, R in blocks)
+    with torch.profiler.record_function("dptie::bound"): return parts, blocks, [factor_bound(L, R) for _, L, R in blocks]
 
 
 def _exact_example(p, blocks, i:int):

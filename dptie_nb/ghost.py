@@ -18,7 +18,7 @@ from .factors import STAT_KEYS, Use, factor_sum, gram_dtype, sum_dtype, _exact_e
 from .rules import RULES, Rule, register_rule, linear_rule, _fallback_grads, _is_hf_model, _register_hf_rules, _trains
 
 # %% auto #0
-__all__ = ['BATCH_ARGS', 'RHO', 'per_example_grads', 'clip_reference', 'count_param_uses', 'GhostClipper']
+__all__ = ['BATCH_ARGS', 'RHO', 'per_example_grads', 'clip_reference', 'count_param_uses', 'GhostClipper', 'ieee_matmul']
 
 # %% ../nbs/04_ghost.ipynb #ce234d94
 def per_example_grads(losses:Tensor, # [B] one loss per example
@@ -414,6 +414,54 @@ def _ghost(self:GhostClipper, p, us):
 # %% ../nbs/04_ghost.ipynb #bf265d6f
 RHO = 1e3  # a ghost norm² below (Σ_t ‖L_t‖‖R_t‖)²/RHO is cancellation: that example is recomputed exactly
 
+@contextmanager
+def ieee_matmul():
+    "float32 matmuls in full float32 inside the block (no TF32 on CUDA, no bf16 passes in oneDNN), the settings restored after"
+    b = torch.backends
+    new = [m for m in (b.cuda.matmul, getattr(getattr(b, 'mkldnn', None), 'matmul', None)) if hasattr(m, 'fp32_precision')]
+    saved = [m.fp32_precision for m in new]
+    try: legacy = torch.get_float32_matmul_precision()
+    except RuntimeError: legacy = None       # set through the per-backend API only: the legacy setting is still its default
+    torch.set_float32_matmul_precision('highest')   # sets the legacy flag and every backend's, consistently
+    try: yield
+    finally:
+        if legacy is not None: torch.set_float32_matmul_precision(legacy)
+        for m, s in zip(new, saved): m.fp32_precision = s
+        if not new: torch.backends.cuda.matmul.allow_tf32 = legacy != 'highest'
+
+def _unit(dt:torch.dtype) -> float: return torch.finfo(dt).eps / 2   # unit roundoff u: 2^-24 for float32, 2^-53 for float64
+
+def _gamma(n:int, u:float) -> float:
+    "γ_n = n·u / (1 − n·u): the relative error bound of n roundings"
+    if n * u >= 0.5: raise ValueError(f"{n} roundings of unit {u:.1e} have no useful error bound, so no clip factor can be "
+                                      "proven: use shorter sequences, float64 Grams (not MPS) or exact_sums=True")
+    return n * u / (1 - n * u)
+
+def _ghost_release(p, blocks, bounds, sq, exact, sd, acc, out_u) -> Tensor:
+    "Upper bound on ‖fl(c_i g_i)‖ / c_i, each example alone, for a ghost parameter (its sums in `sd`), [B], `acc`"
+    ug, us = _unit(acc), _unit(sd)
+    m, n, nb = p.shape[0], p.numel() // max(p.shape[0], 1), len(blocks)
+    T = sum(L.shape[1] for _, L, _ in blocks)
+    fdt = blocks[0][2].dtype                                   # factor_bound's row norms are in acc_dtype of the factors
+    ua = _unit(torch.promote_types(fdt, torch.float32))
+    q = (1 + _gamma(m + 2, ua)) * (1 + _gamma(n + 2, ua)) * (1 + _gamma(T + 2, ug))   # true S_b ≤ q · computed S_b
+    S = [b * q for b in bounds]
+    St = sum(S)
+    onehot = any(not L.is_floating_point() for _, L, _ in blocks)
+    # each block: T_b + 2 roundings (c cast, c·R, products, T_b − 1 additions), one-hot ones in `acc` (float64)
+    gemm = sum(_gamma(L.shape[1] + 2, us if L.is_floating_point() else ug) * s for (_, L, _), s in zip(blocks, S))
+    u_sum = min(ug, us) if onehot else us                      # blocks summed in the promoted dtype, then cast to sd
+    add = _gamma(nb, u_sum) * 1.01 * St if nb > 1 else 0.
+    cast = us if u_sum < us else 0.
+    U = ((sq.clamp_min(0) + _gamma(m + n + T * T + nb * nb + 5, ug) * St * St).sqrt() + gemm + add) * (1 + cast)
+    for i, g in exact.items():                                 # materialised in float64: its norm is that of the vector released
+        U[i] = (sq[i] * (1 + _gamma(g.numel() + 1, ug))).sqrt() * (1 + _gamma(2, us))
+    return U * (1 + out_u)
+
+def _mat_release(sq, numel:int, sd, acc, out_u) -> Tensor:
+    "Upper bound on ‖fl(c_i g_i)‖ / c_i for a materialised parameter: its norm (float64 sum of squares), c cast and product"
+    return (sq * (1 + _gamma(numel + 1, _unit(acc)))).sqrt() * (1 + _gamma(2, _unit(sd))) * (1 + out_u)
+
 @patch
 def _wrote(self:GhostClipper, p) -> bool:
     "Is `p.grad` the tensor this clipper last wrote, unchanged since?"
@@ -431,21 +479,25 @@ def _check_foreign_grads(self:GhostClipper):
                            "zero_grad() before the first clipped backward of a batch")
 
 @patch
-def _set_last(self:GhostClipper, norms, clip, psq, decisions, stats, exact):
+def _set_last(self:GhostClipper, norms, clip, psq, decisions, stats, exact, margins=None):
     self.last_norms, self.last_clip_factors, self.last_param_sq, self.last_decisions = norms, clip, psq, decisions
-    self.last_stats, self.last_exact = stats, exact
+    self.last_stats, self.last_exact, self.last_margins = stats, exact, margins
 
 # %% ../nbs/04_ghost.ipynb #d4000011
 @patch
-def _norms(self:GhostClipper, by:dict, B:int, acc, dev):
+def _norms(self:GhostClipper, by:dict, B:int, acc, dev, to_dict:bool=False):
     "Per-parameter squared norms (ghost, or materialised; cancelling examples recomputed exactly), summed and split by part"
     stats = {k: torch.zeros(B, dtype=acc, device=dev) for k in STAT_KEYS}
     total = torch.zeros(B, dtype=acc, device=dev)
+    rel_sq = torch.zeros(B, dtype=acc, device=dev)      # Σ_p (bound on the released ‖fl(c_i g_i)‖ / c_i)²
     payload, psq, decisions, exact_n = {}, {}, {}, {}
     for pid, us in by.items():
         p, name = us[0].param, self.pnames[pid]
+        sd = sum_dtype(p.dtype, self.exact_sums)
+        out_u = 0. if to_dict or p.dtype == sd else _unit(p.dtype)   # the final cast to p.dtype rounds too
         if self._ghost(p, us):
-            parts, blocks, bound = _ghost_parts(p, us)
+            parts, blocks, bounds = _ghost_parts(p, us)
+            bound = sum(bounds)
             sq, exact = sum(parts.values()), {}
             for i in (sq * RHO < bound * bound).nonzero().flatten().tolist():
                 with torch.profiler.record_function("dptie::exact_recompute"): pi, exact[i] = _exact_example(p, blocks, i)
@@ -454,13 +506,15 @@ def _norms(self:GhostClipper, by:dict, B:int, acc, dev):
             payload[pid] = (p, blocks, exact, None)
             decisions[name] = 'ghost'
             if exact: exact_n[name] = len(exact)
+            rel = _ghost_release(p, blocks, bounds, sq, exact, sd, acc, out_u)
         else:
             with torch.profiler.record_function("dptie::materialize"): parts, pay, sq = _mat_parts(p, us, B)
             payload[pid] = (p, None, None, pay)
             decisions[name] = 'materialize'
-        psq[name] = sq; total += sq
+            rel = _mat_release(sq, p.numel(), sd, acc, out_u)
+        psq[name] = sq; total += sq; rel_sq += rel * rel
         for k, v in parts.items(): stats[k] += v
-    return stats, total, payload, psq, decisions, exact_n
+    return stats, total, payload, psq, decisions, exact_n, rel_sq
 
 def _clipped_sums(payload:dict, clip:Tensor, exact_sums:bool=False) -> dict:
     "`Σ_i c_i g_i` per parameter in `sum_dtype` (at least float32) from its factors; recomputed examples from their gradients"
@@ -524,10 +578,17 @@ def _backward(self:GhostClipper, losses, into=None):
     for c in calls: grads.append(flat[k:k + len(c.edges)]); k += len(c.edges)
     del flat
     if self.check_unseen: self._check_graph(losses, calls, grads)
-    with torch.profiler.record_function("dptie::rules"): by = self._uses(calls, grads)
-    del grads
-    stats, total, payload, psq, decisions, exact_n = self._norms(by, B, acc, dev)
-    del by
+    with ieee_matmul():                          # the engine's own matmuls in full float32 (no TF32)
+        with torch.profiler.record_function("dptie::rules"): by = self._uses(calls, grads)
+        del grads
+        stats, total, payload, psq, decisions, exact_n, rel_sq = self._norms(by, B, acc, dev, into is not None)
+        del by
+        return self._finish(losses, into, nv, stats, total, payload, psq, decisions, exact_n, rel_sq)
+
+@patch
+def _finish(self:GhostClipper, losses, into, nv, stats, total, payload, psq, decisions, exact_n, rel_sq):
+    "Clip factors with their rounding margins, clipped sums, optional verification, then the sums added where they go"
+    B = len(total)
     norms = total.sqrt()
     if not torch.isfinite(norms).all():
         bad = int((~torch.isfinite(norms)).sum())           # a count: which examples is private
@@ -537,9 +598,12 @@ def _backward(self:GhostClipper, losses, into=None):
                                  + (", or train in float32 (half precision overflows easily)" if low else ""))
     if (total < 0).any(): raise RuntimeError("internal error: a squared norm came out negative; please report it")
     C = self.max_grad_norm
-    clip = C / norms.clamp_min(C)
+    # c_i = min(1, C / (‖g_i‖ (1 + m_i))): U_i = ‖g_i‖ (1 + m_i) bounds the norm of what is released for example i
+    U = (rel_sq * (1 + 16 * _unit(rel_sq.dtype))).sqrt().maximum(norms)
+    clip = C / U.clamp_min(C)
+    margins = torch.where(norms > 0, U / norms.clamp_min(torch.finfo(norms.dtype).tiny) - 1, torch.zeros_like(U))
     with torch.profiler.record_function("dptie::clipped_sums"): sums = _clipped_sums(payload, clip, self.exact_sums)
-    self._set_last(norms, clip, psq, decisions, {**stats, 'total': total}, exact_n)
+    self._set_last(norms, clip, psq, decisions, {**stats, 'total': total}, exact_n, margins)
     digest = self._digest()
     if nv:
         self._verify(losses, norms, sums, nv)
