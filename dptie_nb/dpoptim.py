@@ -4,23 +4,40 @@
 
 # %% ../nbs/05_dpoptim.ipynb #a2fb1ba3
 from __future__ import annotations
-import math, os
+import hashlib, math, os, warnings
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
+import numpy as np
 import torch, torch.nn as nn
 from torch import Tensor
 from fastcore.basics import patch
 from .ghost import GhostClipper
-from .distributed import all_reduce_, is_distributed, world
-from .accountant import PrivacyLedger, noise_multiplier, paper_delta
+from .distributed import all_gather_objects, all_reduce_, is_distributed, shard, world
+from .accountant import PrivacyLedger, check_delta_for, noise_multiplier, paper_delta
 from .data import PoissonSampler, poisson_plan
 
 # %% auto #0
-__all__ = ['NOISE_CHUNK', 'DPOptimizer', 'PrivateTraining', 'make_private']
+__all__ = ['VERIFY_EXAMPLES', 'NOISE_CHUNK', 'SEEDED_WARNING', 'Mechanism', 'DPOptimizer', 'buffer_dtype', 'PrivateTraining',
+           'make_private']
 
 # %% ../nbs/05_dpoptim.ipynb #eec52cf7
+@dataclass(frozen=True)
+class Mechanism:
+    "What one DP step releases: noise σ·C on clipped sums of norm ≤ C, divided by q·N; q when a sampler is attached"
+    noise_multiplier: float          # σ
+    max_grad_norm: float             # C
+    expected_batch_size: float       # q·N
+    sample_rate: float|None = None   # q (None: no sampler attached, so no ε is claimed)
+
+def _check_number(x, name:str, what:str, zero_ok:bool=False) -> float:
+    if isinstance(x, bool) or not isinstance(x, (int, float)) or not (math.isfinite(x) and (x >= 0 if zero_ok else x > 0)):
+        raise ValueError(f"{name} must be a finite number {'>= 0' if zero_ok else '> 0'} ({what}), got {x!r}")
+    return float(x)
+
+VERIFY_EXAMPLES = 16  # examples of the first micro-batch of >= 2 checked against per-example autograd
+
 class DPOptimizer:
-    "DP-SGD around `optimizer`: clipped sums + N(0, σ²C²) once per logical batch, divided by q·N, then `optimizer.step()`"
+    "DP-SGD around `optimizer`: clipped sums held here, N(0, σ²C²) once per logical batch, divided by q·N, then `optimizer.step()`"
     def __init__(self,
                  optimizer:torch.optim.Optimizer,   # inner optimizer (SGD, Adam, AdamW, ...)
                  clipper_or_model:GhostClipper|nn.Module, # a `GhostClipper`, or a model to wrap in a new one
@@ -28,21 +45,29 @@ class DPOptimizer:
                  max_grad_norm:float|None=None,     # C (default: the clipper's; required with a model)
                  *,
                  expected_batch_size:float,         # q·N, what the noisy sum is divided by
-                 generator:torch.Generator|None=None, # draw the noise from this generator (reproducible runs)
+                 generator:torch.Generator|None=None, # draw the noise from this generator (reproducible research runs)
                  secure:bool=False,                 # draw it from generators seeded from os.urandom at every step
                  distributed:bool|None=None,        # sum the clipped sums over the ranks (None: when a process group of >1 is up)
+                 sampler:PoissonSampler|None=None,  # checked at every step: exactly one fresh draw, every drawn example once
+                 ledger:PrivacyLedger|None=None,    # counts every step this optimizer takes (needs the sampler's q)
+                 check_first_step:bool=True,        # check the first micro-batch of >= 2 examples against autograd
                  **clipper_kw):                     # passed to `GhostClipper` when a model is given
-        if isinstance(noise_multiplier, bool) or not isinstance(noise_multiplier, (int, float)) or not (
-                math.isfinite(noise_multiplier) and noise_multiplier >= 0):
-            raise ValueError(f"noise_multiplier must be a finite number >= 0 (σ), got {noise_multiplier!r}")
-        if isinstance(expected_batch_size, bool) or not isinstance(expected_batch_size, (int, float)) or not (
-                math.isfinite(expected_batch_size) and expected_batch_size > 0):
-            raise ValueError(f"expected_batch_size (q·N) must be > 0, got {expected_batch_size!r}")
+        sigma = _check_number(noise_multiplier, "noise_multiplier", "σ", zero_ok=True)
+        ebs = _check_number(expected_batch_size, "expected_batch_size", "q·N, what the noisy sum is divided by")
         if generator is not None and secure: raise ValueError("pass a generator or secure=True, not both")
         if distributed and not is_distributed():
             raise ValueError("distributed=True needs a torch.distributed process group of more than one process "
                              "(dptie_nb.distributed.init_from_env under torchrun)")
-        self.distributed = is_distributed() if distributed is None else bool(distributed)
+        if ledger is not None and sampler is None:
+            raise ValueError("a ledger needs the sampler whose rate q it counts: pass sampler= too (make_private does both)")
+        if sampler is not None:
+            if not isinstance(sampler, PoissonSampler):
+                raise TypeError(f"sampler must be a PoissonSampler (what the accountant assumes), got {type(sampler).__name__}")
+            if not math.isclose(sampler.expected_batch_size, ebs, rel_tol=1e-12):
+                raise ValueError(f"expected_batch_size {ebs} is not the sampler's q·N = {sampler.expected_batch_size}")
+            if sampler.secure != bool(secure):
+                raise ValueError("a secure sampler needs secure noise and the other way round: they protect one release")
+        self._distributed = is_distributed() if distributed is None else bool(distributed)
         if isinstance(clipper_or_model, GhostClipper):
             self.clipper, self._own = clipper_or_model, False
             if max_grad_norm is not None and max_grad_norm != self.clipper.max_grad_norm:
@@ -50,16 +75,37 @@ class DPOptimizer:
         else:
             if max_grad_norm is None: raise ValueError("max_grad_norm is required when a model is given")
             self.clipper, self._own = GhostClipper(clipper_or_model, max_grad_norm, **clipper_kw), True
-        self.optimizer, self.noise_multiplier, self.expected_batch_size = optimizer, float(noise_multiplier), float(expected_batch_size)
-        self.max_grad_norm = self.clipper.max_grad_norm
-        self.generator, self.secure = generator, secure
-        self.noise_source = 'secure' if secure else 'generator' if generator is not None else 'global'
-        try: self._check_same_params(ValueError)
+        self.optimizer = optimizer
+        self._mech = Mechanism(sigma, self.clipper.max_grad_norm, ebs, None if sampler is None else float(sampler.q))
+        self._generator, self._secure, self._sampler, self._ledger = generator, bool(secure), sampler, ledger
+        self._sums, self._digests, self._examples, self._trained = {}, set(), 0, set()
+        self._buffer_dtype = {id(p): buffer_dtype(p.dtype) for p in self.clipper.params}
+        self._draws_seen = 0 if sampler is None else sampler.draws
+        self._check_first, self.first_step_check = bool(check_first_step), None
+        try: self._check_same_params(ValueError); self._check_no_grads(ValueError)
         except Exception:
             if self._own: self.clipper.detach()
             raise
-        self.steps, self.examples, self.last_batch_examples = 0, 0, None
+        self.steps, self.last_batch_examples = 0, None
 
+    # the mechanism is read-only: `set_mechanism` is the one way to change it
+    mechanism = property(lambda self: self._mech, doc="σ, C, q·N and q of the steps to come")
+    noise_multiplier = property(lambda self: self._mech.noise_multiplier, doc="σ")
+    max_grad_norm = property(lambda self: self._mech.max_grad_norm, doc="C")
+    expected_batch_size = property(lambda self: self._mech.expected_batch_size, doc="q·N")
+    sample_rate = property(lambda self: self._mech.sample_rate, doc="q (None without a sampler)")
+    secure = property(lambda self: self._secure, doc="noise from os.urandom-seeded generators")
+    generator = property(lambda self: self._generator, doc="the seeded noise generator, if any")
+    sampler = property(lambda self: self._sampler, doc="the Poisson sampler checked at every step, if any")
+    ledger = property(lambda self: self._ledger, doc="the ledger that counts every step, if any")
+    distributed = property(lambda self: self._distributed, doc="whether the clipped sums are summed over ranks")
+    examples = property(lambda self: self._examples, doc="examples backpropagated in the logical batch under way (this rank)")
+    @property
+    def noise_source(self) -> str: return 'secure' if self._secure else 'generator' if self._generator is not None else 'global'
+    @property
+    def noise_std(self) -> float:
+        "Std of the noise in the averaged gradient, σC/(qN)"
+        return self.noise_multiplier * self.max_grad_norm / self.expected_batch_size
     def _params(self): return [p for g in self.optimizer.param_groups for p in g['params'] if p.requires_grad]
     @property
     def param_groups(self): return self.optimizer.param_groups
@@ -67,36 +113,61 @@ class DPOptimizer:
     def last_stats(self) -> dict|None:
         "How the last backward's per-example squared norms split, as the clipper recorded it"
         return self.clipper.last_stats
-    @property
-    def noise_std(self) -> float:
-        "Std of the noise in the averaged gradient, σC/(qN)"
-        return self.noise_multiplier * self.max_grad_norm / self.expected_batch_size
 
-    def backward(self, losses:Tensor) -> Tensor:
-        "`clipper.backward(losses)` for one micro-batch ([B] losses); returns the per-example norms"
-        norms = self.clipper.backward(losses)
-        self.examples += len(losses)
-        return norms
+    def set_mechanism(self, noise_multiplier:float|None=None, max_grad_norm:float|None=None):
+        "Change σ and/or C between logical batches (adaptive clipping, noise schedules): the ledger counts the next steps at the new σ"
+        if self._examples or self._sums:
+            raise RuntimeError("set_mechanism during a logical batch: its examples were clipped at the old C. Change the "
+                               "mechanism after step() (or zero_grad()) and before the next backward")
+        sigma = self.noise_multiplier if noise_multiplier is None else _check_number(noise_multiplier, "noise_multiplier", "σ", zero_ok=True)
+        C = self.max_grad_norm if max_grad_norm is None else _check_number(max_grad_norm, "max_grad_norm", "C")
+        self.clipper._set_max_grad_norm(C)
+        self._mech = Mechanism(sigma, C, self.expected_batch_size, self.sample_rate)
 
-    def zero_grad(self):
-        "Drop the gradients of the logical batch under way (every clipped parameter's, held by the optimizer or not)"
+    def _check_mechanism(self):
+        "Fail unless what is about to run is the mechanism the ledger will count"
+        m = self._mech
+        if self.clipper.max_grad_norm != m.max_grad_norm:
+            raise RuntimeError(f"the clipper's C ({self.clipper.max_grad_norm}) is not this optimizer's ({m.max_grad_norm}): "
+                               "change C only through DPOptimizer.set_mechanism, so that noise and ledger follow")
+        s = self._sampler
+        if s is not None and (float(s.q) != m.sample_rate or not math.isclose(s.expected_batch_size, m.expected_batch_size, rel_tol=1e-12)):
+            raise RuntimeError(f"the sampler's q = {s.q}, N = {s.n} are not those this optimizer counts (q = {m.sample_rate}, "
+                               f"q·N = {m.expected_batch_size}): start a new make_private for a new sampling rate")
+
+    def zero_grad(self, set_to_none:bool=True):
+        "Drop the logical batch under way: its clipped sums, every clipped parameter's `p.grad`, its example count"
         self.optimizer.zero_grad(set_to_none=True)
         for p in self.clipper.params: p.grad = None
-        self.clipper.reset_marks(); self.examples = 0
+        self._sums, self._digests, self._examples, self._trained = {}, set(), 0, set()
+        self.clipper.reset_marks(); self.clipper.clear()
 
     def _check_same_params(self, err=RuntimeError):
         "Fail unless the optimizer's trainable parameters are exactly the clipper's"
         self.clipper._check_trainable()
         mine, clipped = self._params(), [p for p in self.clipper.params if p.requires_grad]
         ids, cids = {id(p) for p in mine}, {id(p) for p in clipped}
-        name = lambda p: self.clipper.pnames.get(id(p), tuple(p.shape))
-        loose = [name(p) for p in mine if id(p) not in cids]
+        loose = [self._name(p) for p in mine if id(p) not in cids]
         if loose: raise err(f"optimizer parameters not clipped by the clipper (not trainable in its model): {loose[:5]}; "
                             "their gradients would not be private")
-        held = [name(p) for p in clipped if id(p) not in ids]
+        held = [self._name(p) for p in clipped if id(p) not in ids]
         if held: raise err(f"clipped parameters {held[:5]} are not in the optimizer: their clipped sums would build up across "
                            "steps, never noised, and be released at once if the optimizer took them later. Give the "
                            "optimizer every trainable parameter, or freeze (requires_grad_(False)) those it should not train")
+
+    def _name(self, p): return self.clipper.pnames.get(id(p), tuple(p.shape))
+
+    def _check_no_grads(self, err=RuntimeError):
+        "Fail if any parameter the optimizer or the clipper holds has a non-zero `p.grad`: only `step()` writes them, after the noise"
+        seen = set()
+        for p in [*self.clipper.params, *(q for g in self.optimizer.param_groups for q in g['params'])]:
+            if id(p) in seen or p.grad is None: continue
+            seen.add(id(p))
+            if not p.grad.any(): p.grad = None; continue
+            raise err(f"p.grad of '{self._name(p)}' holds a gradient that this DPOptimizer did not write (a plain "
+                      "loss.backward(), an assignment to p.grad or p.grad.data, or gradients from before): DPOptimizer keeps "
+                      "the clipped sums in its own buffers and writes p.grad only inside step(), after the noise, so "
+                      "whatever is there would be released unclipped. Call zero_grad() and redo the batch")
 
     def state_dict(self): return self.optimizer.state_dict()
     def load_state_dict(self, sd): self.optimizer.load_state_dict(sd)
@@ -104,34 +175,100 @@ class DPOptimizer:
         "Remove the hooks of a clipper this optimizer created"
         if self._own: self.clipper.detach()
 
+# %% ../nbs/05_dpoptim.ipynb #b7c0a001
+def _verify_rtol(dt:torch.dtype) -> float:
+    "Tolerance of the first-step check in dtype `dt`"
+    return 1e-8 if dt == torch.float64 else 1e-4 if dt == torch.float32 else 2e-2
+
+@patch
+def backward(self:DPOptimizer,
+             losses:Tensor,                # [B] one loss per example, from the forward since the last backward
+             recompute:callable|None=None, # `recompute(pos)` -> the losses of positions `pos` of this micro-batch, in a forward of their own
+            ) -> Tensor:                   # [B] per-example gradient norms
+    "Clip one micro-batch's per-example gradients into this optimizer's buffers (never `p.grad`); the norms"
+    self._check_mechanism(); self._check_same_params(); self._check_no_grads()
+    check = self._check_first and self.first_step_check is None and isinstance(losses, Tensor) and losses.dim() == 1 and len(losses) >= 2
+    if check and recompute is None:
+        raise ValueError("the first micro-batch of two or more examples is checked before anything is released: pass "
+                         "recompute=f, where f(pos) returns the losses of positions pos of this micro-batch computed in a "
+                         "forward of their own (e.g. lambda pos: loss_fn(model, batch[pos])), so that a loss which "
+                         "depends on the rest of the batch is caught; or DPOptimizer(..., check_first_step=False) if "
+                         "you have checked the model and the loss yourself")
+    sums = {}
+    if check: self.clipper.verify = VERIFY_EXAMPLES
+    try: norms = self.clipper.backward(losses, into=sums)
+    finally:
+        if check: self.clipper.verify = False
+    d = self.clipper.last_batch_digest
+    if d is not None and d in self._digests:
+        raise RuntimeError("this micro-batch's inputs were backpropagated already in this logical batch: one backward per "
+                           "example per step (a second one would add its clipped gradient twice, 2C). Its sums were not "
+                           "added; call backward once per micro-batch, then step()")
+    if check: self._check_locality(losses, recompute)
+    for pid, s in sums.items():  # the clipper's float64 sums, held in the parameter's buffer dtype
+        if pid in self._sums: self._sums[pid].add_(s)
+        else: self._sums[pid] = s.to(self._buffer_dtype[pid])
+    if d is not None: self._digests.add(d)
+    self._examples += len(losses)
+    self._trained |= set(sums)
+    return norms
+
+def buffer_dtype(dt:torch.dtype) -> torch.dtype:
+    "Dtype a parameter's clipped sum is held and noised in: float64 for float64 parameters, else float32 (never half precision)"
+    return torch.float64 if dt == torch.float64 else torch.float32
+
+@patch
+def _check_locality(self:DPOptimizer, losses:Tensor, recompute):
+    "Fail unless each checked example's loss is the same computed with fewer examples: the first step's check, part two"
+    k = min(len(losses), VERIFY_EXAMPLES)
+    model, was = self.clipper.model, self.clipper.model.training
+    rtol = _verify_rtol(losses.dtype)
+    pos = np.arange(k)
+    try:
+        model.eval()
+        with torch.no_grad():
+            full = torch.as_tensor(recompute(pos)).detach().double().flatten().cpu()
+            part = torch.cat([torch.as_tensor(recompute(h)).detach().double().flatten().cpu() for h in (pos[:k // 2], pos[k // 2:])])
+    finally: model.train(was)
+    if full.shape != (k,) or part.shape != (k,):
+        raise ValueError(f"recompute(pos) must return one loss per position: got {tuple(full.shape)} for {k} positions")
+    err = float(((full - part).abs() / full.abs().clamp_min(1e-12)).max())
+    if err > rtol:
+        raise RuntimeError(f"an example's loss changes when it is computed with fewer examples (relative change {err:.2g} > "
+                           f"{rtol:.0e}): the loss depends on the rest of the batch through a path the gradient check cannot "
+                           "see, e.g. (ce * mask).sum(1) / mask.sum() divides by the batch's token count. Then one example "
+                           "moves every other example's clipped gradient and C bounds nothing. Reduce each example by its "
+                           "own count: (ce * mask).sum(1) / mask.sum(1)")
+    self.first_step_check = dict(examples=int(self.clipper.last_verified), rtol=_verify_rtol(self.clipper.params[0].dtype))
+
 # %% ../nbs/05_dpoptim.ipynb #711da358
 NOISE_CHUNK = 1 << 22  # elements per noise stream: fixed, so the noise does not depend on the number of threads
 
 @patch
-def _grads(self:DPOptimizer, ps) -> list:
-    "Each `p.grad` as a contiguous tensor the step may change in place (zeros where a parameter has none)"
-    return [torch.zeros_like(p) if p.grad is None else p.grad if p.grad.is_contiguous() else p.grad.contiguous() for p in ps]
+def _buffers(self:DPOptimizer, ps) -> list:
+    "The clipped sum of every parameter of `ps` in its float32 (or float64) buffer, zeros where the batch had none"
+    return [self._sums.pop(id(p)) if id(p) in self._sums else torch.zeros(p.shape, dtype=buffer_dtype(p.dtype), device=p.device)
+            for p in ps]
 
 @patch
 def _seeds(self:DPOptimizer, n:int) -> list:
     "`n` seeds for this step's noise streams: from the generator (or torch's global one), or 63 bits of os.urandom each"
-    if self.secure: return [int.from_bytes(os.urandom(8), 'little') >> 1 for _ in range(n)]
-    dev = self.generator.device if self.generator is not None else 'cpu'
-    return torch.randint(0, 2**62, (n,), generator=self.generator, device=dev).tolist()
+    if self._secure: return [int.from_bytes(os.urandom(8), 'little') >> 1 for _ in range(n)]
+    dev = self._generator.device if self._generator is not None else 'cpu'
+    return torch.randint(0, 2**62, (n,), generator=self._generator, device=dev).tolist()
 
 @patch
 def _add_noise(self:DPOptimizer, gs:list):
-    "Add N(0, σ²C²) to every (contiguous) tensor of `gs` in place: chunks of `NOISE_CHUNK`, one seeded stream each"
+    "Add N(0, σ²C²) to every (contiguous, float32 or float64) buffer of `gs` in place: chunks of `NOISE_CHUNK`, one seeded stream each"
     std = self.noise_multiplier * self.max_grad_norm
     chunks = [g.view(-1)[s:s + NOISE_CHUNK] for g in gs for s in range(0, g.numel(), NOISE_CHUNK)]
     def draw(c, seed):
         gen = torch.Generator(device=c.device).manual_seed(seed)
-        dt = c.dtype if c.dtype in (torch.float32, torch.float64) else torch.float32
-        z = torch.randn(c.shape, generator=gen, device=c.device, dtype=dt)
-        if self.secure:  # as Opacus' secure_mode: (z1+z2+z3+z4)/2, against attacks on floating-point Gaussian samples
-            for _ in range(3): z.add_(torch.randn(c.shape, generator=gen, device=c.device, dtype=dt))
+        z = torch.randn(c.shape, generator=gen, device=c.device, dtype=c.dtype)
+        if self._secure:  # as Opacus' secure_mode: (z1+z2+z3+z4)/2, against attacks on floating-point Gaussian samples
+            for _ in range(3): z.add_(torch.randn(c.shape, generator=gen, device=c.device, dtype=c.dtype))
             z.mul_(0.5)
-        c.add_(z.mul_(std).to(c.dtype))
+        c.add_(z.mul_(std))
     jobs = list(zip(chunks, self._seeds(len(chunks))))
     workers = min(torch.get_num_threads(), len(jobs))
     if workers > 1 and all(c.device.type == 'cpu' for c, _ in jobs):   # the CPU generator is one thread: run the streams in parallel
@@ -139,45 +276,99 @@ def _add_noise(self:DPOptimizer, gs:list):
     else:
         for j in jobs: draw(*j)
 
+def _digest(idx) -> str:
+    "A short digest of a batch's example indices"
+    return hashlib.sha256(np.asarray(idx, dtype=np.int64).tobytes()).hexdigest()[:16]
+
+@patch
+def _check_batch(self:DPOptimizer):
+    "With a sampler: exactly one fresh Poisson draw since the last step, and every example of it backpropagated once"
+    s = self._sampler
+    if s is None: return
+    fresh = s.draws - self._draws_seen
+    if fresh != 1:
+        raise RuntimeError("no Poisson batch was drawn for this step: the ε counted assumes each step uses one fresh draw of "
+                           "sampler.batch(step) (batches from a DataLoader, or a batch used twice, are not Poisson "
+                           "sampled). Draw the step's batch from this optimizer's sampler" if fresh == 0 else
+                           f"{fresh} Poisson batches were drawn since the last step: each step must use exactly one draw "
+                           "(the ledger counts one). Call step() after each batch")
+    batch = s.last_batch
+    rank, ws = world() if self._distributed else (0, 1)
+    mine = len(shard(batch, rank, ws))
+    if ws > 1:
+        seen = all_gather_objects((self._examples, _digest(batch)))
+        if len({d for _, d in seen}) != 1:
+            raise RuntimeError("the ranks drew different Poisson batches: an example could fall in two ranks' shares. Every "
+                               "rank must use the same global batch (a seeded sampler with one seed, or a secure one, whose "
+                               "draw rank 0 broadcasts)")
+        if sum(n for n, _ in seen) != len(batch) or self._examples != mine:
+            raise RuntimeError(f"the ranks backpropagated {[n for n, _ in seen]} examples of a batch of {len(batch)} "
+                               f"(this rank's share, dptie_nb.distributed.shard(batch, rank, world_size), has {mine}): each "
+                               "example of the batch once, on one rank")
+    elif self._examples != len(batch):
+        raise RuntimeError(f"{self._examples} examples were backpropagated for a Poisson batch of {len(batch)}: each example of "
+                           "the drawn batch exactly once (not a batch of your own, not the same examples twice, not "
+                           "zero_grad() between backward and step)")
+
 @patch
 def step(self:DPOptimizer, closure=None):
-    "Noise the clipped sums once, divide by q·N, step the inner optimizer, zero the gradients"
+    "Noise the held clipped sums once, divide by q·N, write `p.grad`, count the step, step the inner optimizer, clear"
     if closure is not None: raise ValueError("closures are not supported: DP-SGD takes one noisy step per logical batch")
-    self._check_same_params()
+    self._check_mechanism(); self._check_same_params(); self._check_no_grads()
     ps = self._params()
-    self.clipper.check_grads(ps)
+    frozen = [self._name(p) for p in self.clipper.params if id(p) in self._trained and not p.requires_grad]
+    if frozen: raise RuntimeError(f"parameter(s) {frozen[:5]} were frozen after their clipped sums were formed: they would "
+                                  "leave the step un-noised. Freeze parameters between steps; zero_grad() drops this batch")
+    self._check_batch()
     with torch.no_grad():
-        if self.distributed: self._reduce(ps)
+        gs = self._buffers(ps)
+        if self._distributed: self._reduce(gs)
         else:
-            gs = self._grads(ps)
             with torch.profiler.record_function("dptie::noise"):
                 if self.noise_multiplier > 0: self._add_noise(gs)
-            for p, g in zip(ps, gs): p.grad = g.div_(self.expected_batch_size)
-    with torch.profiler.record_function("dptie::optimizer"): self.optimizer.step()
+        if self._ledger is not None: self._ledger.step(self.noise_multiplier, self.sample_rate)  # released from here on
+        for p, g in zip(ps, gs): p.grad = g.div_(self.expected_batch_size).to(p.dtype)
     self.steps += 1
-    self.last_batch_examples = self.examples
-    self.zero_grad()
+    self.last_batch_examples = self._examples
+    if self._sampler is not None: self._draws_seen = self._sampler.draws
+    try:
+        with torch.profiler.record_function("dptie::optimizer"): self.optimizer.step()
+    finally: self.zero_grad()
 
 # %% ../nbs/05_dpoptim.ipynb #a81028dc
 @patch
-def _reduce(self:DPOptimizer, ps):
-    "Sum every rank's clipped sums plus rank 0's noise across the ranks, divide by q·N, into `p.grad`"
-    gs = self._grads(ps)
+def _reduce(self:DPOptimizer, gs:list):
+    "Sum every rank's clipped sums plus rank 0's noise across the ranks, in place; count every rank's examples"
     if self.noise_multiplier > 0 and world()[0] == 0: self._add_noise(gs)
-    n = torch.tensor([float(self.examples)], dtype=torch.float64, device=ps[0].device if ps else "cpu")
+    n = torch.tensor([float(self._examples)], dtype=torch.float64, device=gs[0].device if gs else "cpu")
     all_reduce_([*gs, n])
-    for p, g in zip(ps, gs): p.grad = g / self.expected_batch_size
-    self.examples = int(n.item())
+    self._examples = int(n.item())
 
 # %% ../nbs/05_dpoptim.ipynb #cf0a0007
-@dataclass
+@dataclass(frozen=True)
 class PrivateTraining:
-    "What `make_private` returns: the DP optimizer, the Poisson sampler, the self-counting ledger and the plan"
+    "What `make_private` returns: the DP optimizer, the Poisson sampler, the ledger the optimizer counts into, and the plan"
     optimizer: DPOptimizer; sampler: PoissonSampler; ledger: PrivacyLedger
-    noise_multiplier: float; sample_rate: float; steps: int; delta: float; accountant: str
+    steps: int; delta: float; accountant: str
+    noise_multiplier = property(lambda self: self.optimizer.noise_multiplier, doc="σ of the steps to come")
+    sample_rate = property(lambda self: self.sampler.q, doc="q")
     def epsilon(self, method:str|None=None) -> float:
         "ε spent so far (by the calibrating accountant unless `method` is given)"
         return self.ledger.epsilon(self.delta, method or self.accountant)
+    def batches(self):
+        "The planned steps' Poisson batches, one fresh draw each: `for idx in priv.batches(): ...; priv.optimizer.step()`"
+        for step in range(self.sampler._draws.next, self.steps): yield self.sampler.batch(step)
+
+def _check_model(model:nn.Module):
+    "Fail on a model whose weights do not exist yet (meta device)"
+    if any(p.is_meta for p in model.parameters()):
+        raise ValueError("the model has parameters on the meta device (created without memory, e.g. under "
+                         "torch.device('meta') or init_empty_weights): materialise and load its weights first "
+                         "(model.to_empty(device='cpu') then load_state_dict, or from_pretrained without low_cpu_mem_usage)")
+
+SEEDED_WARNING = ("make_private(seed={seed}): the noise and the Poisson batches come from generators seeded by {seed}, for "
+                  "reproducible research; against anyone who knows the seed the reported ε does not hold. For a release, "
+                  "call make_private(..., secure=True) (the default when no seed is given)")
 
 def make_private(model:nn.Module, # the model to train (its trainable parameters are clipped)
                  optimizer:torch.optim.Optimizer, # the inner optimizer over the model's trainable parameters
@@ -185,20 +376,32 @@ def make_private(model:nn.Module, # the model to train (its trainable parameters
                  batch_size:float, # expected batch size q·N
                  epochs:float, # passes over the data: steps = epochs / q
                  target_epsilon:float, # ε to spend over those steps
-                 delta:float|None=None, # δ (None: N^-1.1, as the seed paper)
+                 delta:float|None=None, # δ (None: N^-1.1, as the seed paper); must be below 1/N
                  max_grad_norm:float=1.0, # C
                  accountant:str="prv", # "prv" or "rdp": calibrates σ
-                 seed:int|None=0, # seeds the noise and the batches; None with secure=True
-                 secure:bool=False, # noise and batches from the OS's entropy (a real release)
-                 **clipper_kw) -> PrivateTraining:
-    "σ for a target ε, and the DP optimizer, Poisson sampler and ledger that spend it"
-    n = len(data) if hasattr(data, "__len__") else int(data)
+                 seed:int|None=None, # seeds the noise and the batches (research runs; warns); None: secure
+                 secure:bool|None=None, # noise and batches from the OS's entropy, a release (default: when no seed is given)
+                 **kw) -> PrivateTraining: # `DPOptimizer`/`GhostClipper` options (check_first_step, mode, ...)
+    "σ for a target ε, and the DP optimizer, Poisson sampler and ledger that spend it (secure unless a seed is given)"
+    _check_model(model)
+    if secure is None: secure = seed is None
+    if secure and seed is not None:
+        raise ValueError(f"secure=True draws the noise and the batches from the OS's entropy, so seed={seed!r} would be "
+                         "unused: drop seed (a release), or pass secure=False with the seed (a research run)")
+    if not secure and seed is None:
+        raise ValueError("secure=False needs a seed for its generators: make_private(..., seed=0) for a reproducible "
+                         "research run, or secure=True (the default) for a release")
+    if not secure: warnings.warn(SEEDED_WARNING.format(seed=seed), stacklevel=2)
+    n = len(data) if hasattr(data, "__len__") else data
+    if isinstance(n, bool) or not isinstance(n, (int, np.integer)) or n < 2:
+        raise ValueError(f"data={data!r:.60}: pass the training set (anything with len) or its size N, an integer >= 2")
+    n = int(n)
     q, steps = poisson_plan(n, batch_size, epochs)
-    delta = paper_delta(n) if delta is None else delta
+    delta = paper_delta(n) if delta is None else check_delta_for(delta, n)
     sigma = noise_multiplier(target_epsilon, q, steps, delta, method=accountant)
-    if secure and seed is not None: raise ValueError("secure=True draws from the OS's entropy: pass seed=None")
-    gen = None if secure else torch.Generator().manual_seed(seed)
-    opt = DPOptimizer(optimizer, model, sigma, max_grad_norm, expected_batch_size=q * n, generator=gen, secure=secure, **clipper_kw)
+    sampler = PoissonSampler(n, q, 0 if secure else seed, secure=secure)
     ledger = PrivacyLedger()
-    optimizer.register_step_post_hook(lambda *_: ledger.step(sigma, q))  # every logical step counts, whatever the loop does
-    return PrivateTraining(opt, PoissonSampler(n, q, seed or 0, secure=secure), ledger, sigma, q, steps, delta, accountant)
+    gen = None if secure else torch.Generator().manual_seed(seed)
+    opt = DPOptimizer(optimizer, model, sigma, max_grad_norm, expected_batch_size=q * n, generator=gen, secure=secure,
+                      sampler=sampler, ledger=ledger, **kw)
+    return PrivateTraining(opt, sampler, ledger, steps, delta, accountant)

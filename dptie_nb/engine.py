@@ -20,7 +20,7 @@ class NonPrivate:
     def __init__(self, model, optimizer:torch.optim.Optimizer):
         self.optimizer, self.n = optimizer, 0
         self.params = [p for g in optimizer.param_groups for p in g["params"] if p.requires_grad]
-    def backward(self, losses:Tensor) -> None:
+    def backward(self, losses:Tensor, recompute=None) -> None:
         "Add the gradient of this micro-batch's summed loss"
         if len(losses): losses.sum().backward()
         self.n += len(losses)
@@ -41,33 +41,36 @@ VERIFY_FAILED = ("the check of the first DP step failed: {e}. The engine's per-e
                  "(LayerNorm, GroupNorm) and check the model with GhostClipper(model, C, verify=True)")
 
 class DptieStep:
-    "Exact ghost clipping and the DP step of `DPOptimizer`; `verify_next` checks the next micro-batch by autograd"
+    "Exact ghost clipping and the DP step of `DPOptimizer`, whose first-step check runs on the first micro-batch of >= 2 examples"
     private = True
     def __init__(self, model, optimizer, noise_multiplier:float, max_grad_norm:float, expected_batch_size:float,
-                 generator:torch.Generator|None=None, secure:bool=False):
+                 generator:torch.Generator|None=None, secure:bool=False, sampler=None, check_first_step:bool=True):
         if secure and generator is not None: raise ValueError("secure_noise: pass no seeded generator")
         self.opt = DPOptimizer(optimizer, model, noise_multiplier, max_grad_norm, expected_batch_size=expected_batch_size,
-                               generator=generator, secure=secure)
-        self.verify_next, self.verified = False, None
+                               generator=generator, secure=secure, sampler=sampler, check_first_step=check_first_step)
+    @property
+    def verify_next(self) -> bool:
+        "Whether the next micro-batch of >= 2 examples will be checked against autograd (the run's first-step check)"
+        return self.opt._check_first and self.opt.first_step_check is None
+    @verify_next.setter
+    def verify_next(self, on:bool):
+        "Turn the first-step check on, or off (a resumed run whose check was done and recorded before the interruption)"
+        self.opt._check_first = bool(on)
+    @property
+    def verified(self) -> dict|None:
+        "What the first-step check covered: examples checked and the tolerance (None until it ran)"
+        return self.opt.first_step_check
     @property
     def parts(self) -> dict|None:
         "How the last micro-batch's per-example squared norms split (input embedding, LM head, cross term, other)"
         st = self.opt.last_stats
         return {k: v.detach().double().cpu() for k, v in st.items() if k != "total"} if st else None
-    def backward(self, losses:Tensor) -> Tensor:
-        "Clip this micro-batch exactly into the gradients; its per-example norms"
-        if not self.verify_next: return self.opt.backward(losses)
-        c = self.opt.clipper
-        c.verify = True  # read at backward time: this micro-batch is recomputed by autograd
-        try: norms = self.opt.backward(losses)
+    def backward(self, losses:Tensor, recompute=None) -> Tensor:
+        "Clip this micro-batch exactly; its per-example norms (`recompute(pos)`: the losses of positions `pos` in a forward of their own)"
+        try: return self.opt.backward(losses, recompute=recompute)
         except RuntimeError as e:
             if not str(e).startswith("verify:"): raise
             raise RuntimeError(VERIFY_FAILED.format(e=e)) from None
-        finally: c.verify = False
-        dt = c.params[0].dtype
-        self.verify_next = False
-        self.verified = dict(examples=len(losses), rtol=c.verify_rtol or (1e-8 if dt == torch.float64 else 1e-4 if dt == torch.float32 else 1e-2))
-        return norms
     def step(self): self.opt.step()
 
 # %% ../nbs/05a_engine.ipynb #296839b1
@@ -76,6 +79,10 @@ def _quiet_backward(loss:Tensor):
     with warnings.catch_warnings():
         warnings.filterwarnings("ignore", message="Full backward hook is firing")
         loss.backward()
+
+def _urandom_generator(device) -> torch.Generator:
+    "A generator seeded from 64 bits of os.urandom, for one step of Opacus' noise"
+    return torch.Generator(device).manual_seed(int.from_bytes(os.urandom(8), "little"))
 
 def _average_by(opt, ebs:float):
     "Divide Opacus' noisy sums by q·N (not by the realised batch), after the noise, as `DPOptimizer` does"
@@ -95,7 +102,7 @@ class OpacusStep:
         self.params, self.secure = [p for p in model.parameters() if p.requires_grad], secure
         _average_by(self.opt, expected_batch_size)
         self.pending = False
-    def backward(self, losses:Tensor) -> Tensor:
+    def backward(self, losses:Tensor, recompute=None) -> Tensor:
         "Per-example gradients of this micro-batch, clipped and summed by Opacus; their norms"
         _quiet_backward(losses.sum())
         norms = torch.stack([p.grad_sample.reshape(len(losses), -1).norm(dim=1) for p in self.params], 1).norm(dim=1)
@@ -106,8 +113,7 @@ class OpacusStep:
         for p in self.params: p.grad_sample = torch.zeros((0, *p.shape), dtype=p.dtype, device=p.device)
     def step(self):
         "Opacus' noise once, divide by qN, optimizer step"
-        if self.secure:
-            self.opt.generator = torch.Generator(self.params[0].device).manual_seed(int.from_bytes(os.urandom(8), "little"))
+        if self.secure: self.opt.generator = _urandom_generator(self.params[0].device)
         if not self.pending:  # an empty Poisson batch still gets its noise
             self._empty(); self.opt.signal_skip_step(True); self.opt.step(); self.opt.zero_grad()
         self._empty(); self.opt.step(); self.opt.zero_grad(); self.pending = False
@@ -132,10 +138,14 @@ class OpacusGhostStep:
                                                    generator=generator, secure_mode=secure)
         _average_by(self.opt, expected_batch_size)
         self.crit = DPLossFastGradientClipping(self.gsm, self.opt, _PerExample(), loss_reduction="sum")
-    def backward(self, losses:Tensor) -> None:
+        self.params, self.secure = [p for p in model.parameters() if p.requires_grad], secure
+    def backward(self, losses:Tensor, recompute=None) -> None:
         "Opacus' two backward passes on this (one) batch"
         _quiet_backward(self.crit(losses))
-    def step(self): self.opt.step(); self.opt.zero_grad()
+    def step(self):
+        "Opacus' noise (from an os.urandom-seeded generator when secure: Opacus' own falls back to torch's global one), step"
+        if self.secure: self.opt.generator = _urandom_generator(self.params[0].device)
+        self.opt.step(); self.opt.zero_grad()
 
 # %% ../nbs/05a_engine.ipynb #b4d393ca
 ENGINE_TYPES = {"none": NonPrivate, "dptie": DptieStep, "opacus": OpacusStep, "opacus-ghost": OpacusGhostStep}
@@ -147,9 +157,13 @@ def make_engine(kind:str, # "none", "dptie", "opacus" or "opacus-ghost"
                 expected_batch_size:float|None=None, # q·N, what the noisy sum is divided by
                 generator:torch.Generator|None=None, # seeded noise (reproducible research runs)
                 secure:bool=False, # noise from os.urandom-seeded generators instead
+                sampler=None, # dptie: the run's PoissonSampler, checked at every step (one fresh draw, each example once)
+                check_first_step:bool=True, # dptie: check the first micro-batch of >= 2 examples against autograd
                ):
     "The training step of one arm of the study"
     if kind not in ENGINE_TYPES: raise ValueError(f"unknown engine {kind!r}; use one of {sorted(ENGINE_TYPES)}")
     if kind == "none": return NonPrivate(model, optimizer)
     if expected_batch_size is None: raise ValueError(f"engine {kind!r} needs expected_batch_size (q·N)")
+    if kind == "dptie": return DptieStep(model, optimizer, noise_multiplier, max_grad_norm, expected_batch_size, generator,
+                                         secure, sampler, check_first_step)
     return ENGINE_TYPES[kind](model, optimizer, noise_multiplier, max_grad_norm, expected_batch_size, generator, secure)

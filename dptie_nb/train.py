@@ -11,19 +11,20 @@ from pathlib import Path
 import numpy as np
 import torch
 
-from .accountant import PrivacyLedger, noise_multiplier, paper_delta
+from .accountant import PrivacyLedger, check_delta_for, noise_multiplier, paper_delta
 from .assets import load_config, load_tokenizer
 from .files import atomic_write_json, jsonable
 from .data import PoissonSampler, ShuffledSampler, collate, load_task, poisson_plan
 from .distributed import all_gather_objects, check_same, gather_lists, init_from_env, shard, shutdown, torchrun_cmd, world
+from .dpoptim import VERIFY_EXAMPLES
 from .engine import make_engine
 from .model import build_model, class_loss, param_counts, predict
 
 # %% auto #0
-__all__ = ['DIAGNOSTICS', 'TRAIN_DIAGNOSTICS', 'EVAL_FIELDS', 'VERIFY_EXAMPLES', 'environment', 'git_state', 'file_sha256',
-           'provenance', 'params_sha256', 'peak_memory_mb', 'privacy_scope', 'make_model', 'auroc', 'dev_metrics',
-           'pack_bits', 'evaluate', 'make_optimizer', 'save_checkpoint', 'load_checkpoint', 'lr_at', 'train',
-           'norm_split', 'initial_embedding', 'head_drift', 'train_args', 'train_parser', 'main', 'launch_train']
+__all__ = ['DIAGNOSTICS', 'TRAIN_DIAGNOSTICS', 'EVAL_FIELDS', 'environment', 'git_state', 'file_sha256', 'provenance',
+           'params_sha256', 'peak_memory_mb', 'privacy_scope', 'make_model', 'auroc', 'dev_metrics', 'pack_bits',
+           'evaluate', 'make_optimizer', 'save_checkpoint', 'load_checkpoint', 'lr_at', 'train', 'norm_split',
+           'initial_embedding', 'head_drift', 'train_args', 'train_parser', 'main', 'launch_train']
 
 # %% ../nbs/07_train.ipynb #7312b362
 from .config import ENGINES, OPTIMIZERS, RunConfig, scratch_out, versions   # the run schema: chapter 00b_config
@@ -225,7 +226,7 @@ def _prepare(cfg:RunConfig, out, data) -> _Run:
         data = (load_task(cfg.task, "train", tok, cfg.max_len, cfg.train_cap, cfg.data_seed),
                 load_task(cfg.task, "dev", tok, cfg.max_len, cfg.dev_cap, cfg.data_seed))
     r = _Run(cfg, Path(out) if out else None, rank, ws, *data)
-    r.delta = cfg.delta if cfg.delta is not None else paper_delta(len(r.tr))
+    r.delta = check_delta_for(cfg.delta, len(r.tr)) if cfg.delta is not None else paper_delta(len(r.tr))
     r.model = make_model(cfg).to(cfg.device).train()
     r.e0 = initial_embedding(r.model)  # before any checkpoint is loaded: the embedding at step 0
     if rank: torch.manual_seed(cfg.seed + 10_007 * rank)  # same weights on every rank, its own dropout stream
@@ -236,8 +237,8 @@ def _prepare(cfg:RunConfig, out, data) -> _Run:
         r.sigma = cfg.sigma if cfg.sigma is not None else noise_multiplier(target_epsilon=cfg.epsilon, sample_rate=r.q, steps=r.steps,
                                                                             delta=r.delta, method=cfg.accountant)
         if not cfg.secure_noise: r.gen = torch.Generator(cfg.device).manual_seed(cfg.seed + 10_000)
-    r.engine = make_engine(cfg.engine, r.model, r.opt, r.sigma or 0., cfg.max_grad_norm, r.ebs, r.gen, cfg.secure_noise)
-    if cfg.engine == "dptie": r.engine.verify_next = True  # the first DP step is checked against autograd
+    r.engine = make_engine(cfg.engine, r.model, r.opt, r.sigma or 0., cfg.max_grad_norm, r.ebs, r.gen, cfg.secure_noise,
+                           sampler=r.sampler if cfg.private else None)  # dptie: checks its first micro-batch and every draw
     r.ck = r.out/"checkpoint.pt" if r.out and cfg.checkpoint_every else None
     r.rel = r.out/"released.json" if r.out and cfg.private and cfg.secure_noise else None
     return r
@@ -300,11 +301,11 @@ def _step(r:_Run, step:int) -> dict:
     for g in r.opt.param_groups: g["lr"] = lr_at(r.cfg, step, r.steps)  # from the step alone: a resumed run continues the same decay
     idx = r.sampler.batch(step)
 
-    if r.ws > 1 and r.cfg.secure_noise: idx = all_gather_objects(idx)[0]  # rank 0's draw: one batch for all
     row = _one_step(r.model, r.engine, r.cfg, r.tr, idx)
     if r.cfg.private: r.ledger.step(r.sigma, r.q)
     if r.engine.verified and "first_step_verified" not in r.m["privacy"]:
-        r.m["privacy"]["first_step_verified"] = dict(step=step + 1, **r.engine.verified)
+        v = r.engine.verified  # a secure run publishes no size or step of a private batch
+        r.m["privacy"]["first_step_verified"] = dict(checked=True, rtol=v["rtol"]) if r.cfg.secure_noise else dict(step=step + 1, **v)
     r.step_times.append(time.time() - ts)
     return row
 
@@ -397,11 +398,9 @@ def _progress(total, show, desc):
     return tqdm(total=total, disable=not show, desc=desc, mininterval=2)
 
 # %% ../nbs/07_train.ipynb #68e44f19
-VERIFY_EXAMPLES = 16  # examples of a run's first DP step checked by per-example autograd
-
 def _cuts(n:int, micro:int, verify:bool=False) -> list[tuple[int, int]]:
-    "Micro-batch bounds over `n` sorted examples; when the next backward is verified, the first holds at most `VERIFY_EXAMPLES`"
-    first = min(micro, VERIFY_EXAMPLES) if verify else micro
+    "Micro-batch bounds over `n` sorted examples; when the next backward is checked, the first holds 2 to `VERIFY_EXAMPLES` (a batch of one cannot show mixing)"
+    first = max(2, min(micro, VERIFY_EXAMPLES)) if verify else micro
     return [(0, min(first, n))] * (n > 0) + [(s, min(s + micro, n)) for s in range(first, n, micro)]
 
 def _one_step(model, engine, cfg, tr, idx) -> dict:
@@ -411,9 +410,10 @@ def _one_step(model, engine, cfg, tr, idx) -> dict:
     mine = shard(idx, rank, ws)  # this rank's share (all of it in one process)
     mine = mine[np.argsort([len(tr.input_ids[i]) for i in mine], kind="stable")]  # micro-batches of like lengths: less padding
     for s, e in _cuts(len(mine), cfg.micro_batch_size, getattr(engine, "verify_next", False)):
-        b = _to(collate(tr, mine[s:e]), cfg.device)
-        losses, _ = class_loss(model, b, cfg.restrict_loss)
-        norms = engine.backward(losses)
+        part = mine[s:e]
+        losses, _ = class_loss(model, _to(collate(tr, part), cfg.device), cfg.restrict_loss)
+        again = lambda pos, part=part: class_loss(model, _to(collate(tr, part[pos]), cfg.device), cfg.restrict_loss)[0]
+        norms = engine.backward(losses, recompute=again)  # the first-step check recomputes a few losses in smaller batches
         all_l.append(losses.detach().double().cpu())
         if norms is not None: all_n.append(norms.detach().double().cpu())
         for k, v in (engine.parts or {}).items(): parts.setdefault(k, []).append(v)

@@ -58,7 +58,8 @@ def dp_update(idx, micro):
     m = _gpt2()
     before = {k: v.clone() for k, v in m.state_dict().items()}
     opt = DPOptimizer(torch.optim.SGD(m.parameters(), lr=1.), m, 0., C, expected_batch_size=10.)
-    norms = [opt.backward(_seq_loss(m, IDS[idx[s:s + micro]])) for s in range(0, len(idx), micro)]
+    norms = [opt.backward(_seq_loss(m, IDS[idx[s:s + micro]]), recompute=lambda pos, part=idx[s:s + micro]: _seq_loss(m, IDS[part[pos]]))
+             for s in range(0, len(idx), micro)]
     opt.step(); opt.detach()
     return dict(delta=_delta(m, before), norms=torch.cat(norms), examples=opt.last_batch_examples, distributed=opt.distributed)
 
@@ -87,13 +88,38 @@ def noise_update():
     return dict(z=(w0 - lin.weight.detach()).flatten().double(), noise_std=opt.noise_std,
                 gen_untouched=torch.equal(gen.get_state(), torch.Generator().manual_seed(0).get_state()))
 
+def library_loop(secure=False, share=True, own_seed=False):
+    "make_private on every rank, chapter 04a's loop: draw the global batch, backpropagate this rank's share, step"
+    import warnings
+    from dptie_nb.dpoptim import make_private
+    from dptie_nb.distributed import shard, world
+    rank, ws = world()
+    m = _gpt2()
+    kw = dict(secure=True) if secure else dict(seed=rank if own_seed else 5)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # the seeded runs' research-only warning
+        priv = make_private(m, torch.optim.SGD(m.parameters(), lr=0.1), IDS, batch_size=6, epochs=2, target_epsilon=3.0,
+                            max_grad_norm=C, **kw)
+    batches, err = [], None
+    try:
+        for idx in priv.batches():
+            batches.append(idx.tolist())
+            mine = shard(idx, rank, ws) if share else idx
+            if len(mine): priv.optimizer.backward(_seq_loss(m, IDS[mine]), recompute=lambda pos, mine=mine: _seq_loss(m, IDS[mine[pos]]))
+            priv.optimizer.step()
+    except RuntimeError as e: err = str(e)
+    finally: priv.optimizer.detach()
+    return dict(batches=batches, err=err, steps=priv.ledger.steps, planned=priv.steps)
+
 def _worker(rank, d):
     torch.set_num_threads(1)
     dist.init_process_group("gloo", init_method=f"file://{d}/rendezvous", rank=rank, world_size=W)
     try:
         from dptie_nb.distributed import shard
         out = dict(dp=dp_update(shard(ORDER, rank, W), micro=2), noise=noise_update(),
-                   steps={f"{t}-{'dp' if p else 'nonpriv'}": trainer_step(t, p) for t, p in (("tied", 1), ("untied", 1), ("tied", 0))})
+                   steps={f"{t}-{'dp' if p else 'nonpriv'}": trainer_step(t, p) for t, p in (("tied", 1), ("untied", 1), ("tied", 0))},
+                   lib={k: library_loop(**kw) for k, kw in dict(secure=dict(secure=True), seeded=dict(),
+                                                                 own_seed=dict(own_seed=True), no_shard=dict(share=False)).items()})
     finally: dist.destroy_process_group()
     torch.save(out, f"{d}/rank{rank}.pt")
 
@@ -163,6 +189,17 @@ def test_noise_added_once(two_ranks):
     assert torch.equal(r0["z"], r1["z"])      # every rank applied the same update
     assert not r0["gen_untouched"] and r1["gen_untouched"]  # only rank 0 drew noise
 
+def test_make_private_on_two_ranks(two_ranks):
+    "The library path under two processes: one global batch per step (rank 0's secure draw), shares checked at every step"
+    for key in ("secure", "seeded"):
+        r0, r1 = (r["lib"][key] for r in two_ranks)
+        assert r0["err"] is None and r1["err"] is None, (key, r0["err"], r1["err"])
+        assert r0["batches"] == r1["batches"] and len(r0["batches"]) == r0["planned"] == r0["steps"] > 0, key
+    for key, msg in (("own_seed", "drew different Poisson batches"), ("no_shard", "each example of the batch once, on one rank")):
+        for r in two_ranks:
+            assert r["lib"][key]["err"] and msg in r["lib"][key]["err"], (key, r["lib"][key]["err"])
+            assert r["lib"][key]["steps"] == 0, key  # refused before anything was released or counted
+
 @pytest.mark.skipif(not os.environ.get("DPTIE_ASSETS"), reason="needs DPTIE_ASSETS")
 def test_torchrun_end_to_end(tmp_path):
     from dptie_nb.accountant import epsilon, noise_multiplier, paper_delta
@@ -207,5 +244,5 @@ def test_torchrun_secure(tmp_path):
     assert sorted(p.name for p in out.iterdir()) == ["metrics.json"]  # checkpoint and released.json gone
     pv = m["privacy"]
     assert (pv["noise"], pv["sampling"], pv["diagnostics"], pv["steps"], pv["lost_steps"]) == ("secure", "secure", "off", 3, 0)
-    assert pv["first_step_verified"]["step"] >= 1
+    assert pv["first_step_verified"] == {"checked": True, "rtol": 1e-4}  # no size or step of a private batch
     assert {k for h in m["history"] for k in h} == {"step", "epoch", "eps_rdp", "eps_prv"}
