@@ -12,6 +12,7 @@ import torch, torch.nn as nn
 from torch import Tensor
 from fastcore.basics import patch
 from .ghost import GhostClipper
+from .factors import sum_dtype
 from .distributed import all_gather_objects, all_reduce_, is_distributed, shard, world
 from .accountant import PrivacyLedger, check_delta_for, noise_multiplier, paper_delta
 from .data import PoissonSampler, poisson_plan
@@ -79,7 +80,6 @@ class DPOptimizer:
         self._mech = Mechanism(sigma, self.clipper.max_grad_norm, ebs, None if sampler is None else float(sampler.q))
         self._generator, self._secure, self._sampler, self._ledger = generator, bool(secure), sampler, ledger
         self._sums, self._digests, self._examples, self._trained = {}, set(), 0, set()
-        self._buffer_dtype = {id(p): buffer_dtype(p.dtype) for p in self.clipper.params}
         self._draws_seen = 0 if sampler is None else sampler.draws
         self._check_first, self.first_step_check = bool(check_first_step), None
         try: self._check_same_params(ValueError); self._check_no_grads(ValueError)
@@ -194,28 +194,29 @@ def backward(self:DPOptimizer,
                          "forward of their own (e.g. lambda pos: loss_fn(model, batch[pos])), so that a loss which "
                          "depends on the rest of the batch is caught; or DPOptimizer(..., check_first_step=False) if "
                          "you have checked the model and the loss yourself")
-    sums = {}
+    d = self.clipper.pending_digest()
+    if d is not None and d in self._digests:
+        self.clipper.clear()
+        raise RuntimeError("this micro-batch's inputs were backpropagated already in this logical batch: one backward per "
+                           "example per step (a second one would add its clipped gradient twice, 2C). It was not clipped "
+                           "or added; call backward once per micro-batch, then step()")
+    # checked micro-batch: clipped into a scratch dict, kept only once the check passed; the others straight into the buffers
+    sums = {} if check else self._sums
     if check: self.clipper.verify = VERIFY_EXAMPLES
     try: norms = self.clipper.backward(losses, into=sums)
     finally:
         if check: self.clipper.verify = False
-    d = self.clipper.last_batch_digest
-    if d is not None and d in self._digests:
-        raise RuntimeError("this micro-batch's inputs were backpropagated already in this logical batch: one backward per "
-                           "example per step (a second one would add its clipped gradient twice, 2C). Its sums were not "
-                           "added; call backward once per micro-batch, then step()")
-    if check: self._check_locality(losses, recompute)
-    for pid, s in sums.items():  # the clipper's float64 sums, held in the parameter's buffer dtype
-        if pid in self._sums: self._sums[pid].add_(s)
-        else: self._sums[pid] = s.to(self._buffer_dtype[pid])
+    if check:
+        self._check_locality(losses, recompute)
+        for pid, s in sums.items(): self._sums[pid] = self._sums[pid].add_(s) if pid in self._sums else s
     if d is not None: self._digests.add(d)
     self._examples += len(losses)
-    self._trained |= set(sums)
+    self._trained |= {id(p) for p in self.clipper.params if id(p) in self._sums}
     return norms
 
 def buffer_dtype(dt:torch.dtype) -> torch.dtype:
     "Dtype a parameter's clipped sum is held and noised in: float64 for float64 parameters, else float32 (never half precision)"
-    return torch.float64 if dt == torch.float64 else torch.float32
+    return sum_dtype(dt)
 
 @patch
 def _check_locality(self:DPOptimizer, losses:Tensor, recompute):

@@ -10,7 +10,7 @@ from torch import Tensor
 
 # %% auto #0
 __all__ = ['STAT_KEYS', 'Use', 'acc_dtype', 'left_gram', 'gram_dtype', 'factor_inner', 'factor_bound', 'factor_grad', 'sum_dtype',
-           'factor_sum']
+           'onehot_rows', 'factor_sum']
 
 # %% ../nbs/03a_factors.ipynb #9a7d367a
 @dataclass
@@ -84,6 +84,16 @@ def _chunks(B:int, row_bytes:int):
     step = max(1, _CHUNK_BYTES // max(row_bytes, 1))
     return [(s, min(s + step, B)) for s in range(0, B, step)]
 
+def onehot_rows(L, R, c:Tensor) -> tuple[Tensor, Tensor]:
+    "Clipped sum of a one-hot block on the rows it touches only: (row ids [U], their sums [U,n] in float64)"
+    B,T,n = R.shape
+    acc = gram_dtype(R.device)
+    rows, inv = torch.unique(L.reshape(-1), return_inverse=True)
+    out, cd, inv = R.new_zeros(len(rows), n, dtype=acc), c.to(acc).view(-1,1,1), inv.view(B, T)
+    for s, e in _chunks(B, T * n * 8):
+        out.index_add_(0, inv[s:e].reshape(-1), (R[s:e].to(acc) * cd[s:e]).reshape(-1,n))
+    return rows, out
+
 def factor_sum(L, R, c:Tensor, m:int, dtype:torch.dtype|None=None) -> Tensor:
     "Clipped sum `Σ_i c_i L_iᵀ R_i`, [m,n]: matmuls in `dtype` (default `sum_dtype`), a float64 `index_add_` for a one-hot `L`"
     B,T,n = R.shape
@@ -100,10 +110,8 @@ def factor_sum(L, R, c:Tensor, m:int, dtype:torch.dtype|None=None) -> Tensor:
         for s, e in _chunks(B, T * (L.shape[-1] + n) * torch.finfo(dt).bits // 8):
             p = part(s, e); out = p if out is None else out.add_(p)
         return out if out is not None else R.new_zeros(m, n, dtype=dt)
-    acc = gram_dtype(R.device)                   # one row gets T_i terms that may cancel: accumulate in float64
-    out, cd = R.new_zeros(m, n, dtype=acc), c.to(acc).view(-1,1,1)
-    for s, e in _chunks(B, T * n * 8):
-        out.index_add_(0, L[s:e].reshape(-1), (R[s:e].to(acc) * cd[s:e]).reshape(-1,n))
+    rows, part = onehot_rows(L, R, c)            # one row gets T_i terms that may cancel: accumulate in float64
+    out = R.new_zeros(m, n, dtype=part.dtype).index_copy_(0, rows, part)
     return out if dtype is None else out.to(dtype)
 
 

@@ -14,7 +14,7 @@ from torch import Tensor
 from torch.autograd.graph import get_gradient_edge
 from torch.utils._pytree import tree_flatten, tree_leaves
 from fastcore.basics import patch
-from .factors import STAT_KEYS, Use, factor_sum, gram_dtype, sum_dtype, _exact_example, _ghost_parts, _mat_parts
+from .factors import STAT_KEYS, Use, factor_sum, gram_dtype, onehot_rows, sum_dtype, _exact_example, _ghost_parts, _mat_parts
 from .rules import RULES, Rule, register_rule, linear_rule, _fallback_grads, _is_hf_model, _register_hf_rules, _trains
 
 # %% auto #0
@@ -288,6 +288,11 @@ def _digest(self:GhostClipper) -> str|None:
     return h.hexdigest()
 
 @patch
+def pending_digest(self:GhostClipper) -> str|None:
+    "`last_batch_digest` of the forward(s) now awaiting backward: lets a caller refuse a repeated micro-batch before clipping it"
+    return self._digest()
+
+@patch
 def _bn_guard(self:GhostClipper, name, mod, args):
     if self._on and mod.training and torch.is_grad_enabled():
         raise RuntimeError(f"{name} ({type(mod).__name__}) is in train mode: batch statistics make each example's output "
@@ -525,7 +530,14 @@ def _clipped_sums(payload:dict, clip:Tensor, exact_sums:bool=False) -> dict:
         if blocks is not None:
             c = clip
             if exact: c = clip.clone(); c[list(exact)] = 0       # those examples are added exactly, below
-            s = sum(factor_sum(L, R, c, p.shape[0], sd if L.is_floating_point() else None) for _, L, R in blocks).view(p.shape)
+            dense = [factor_sum(L, R, c, p.shape[0], sd) for _, L, R in blocks if L.is_floating_point()]
+            s = sum(dense[1:], dense[0]) if dense else None
+            for _, L, R in blocks:                               # one-hot blocks: float64 on the rows they touch only
+                if L.is_floating_point(): continue
+                rows, part = onehot_rows(L, R, c)
+                if s is None: s = R.new_zeros(p.shape[0], R.shape[-1], dtype=part.dtype)
+                s = s.index_copy_(0, rows, (s.index_select(0, rows).to(part.dtype) + part).to(s.dtype))  # one rounding per row
+            s = s.view(p.shape)
             for i, g in exact.items(): s = s + (clip[i] * g).to(s.dtype)
         else: s = torch.tensordot(clip.to(sd), pay.to(sd), dims=1)
         sums[pid] = s.to(sd)
@@ -537,7 +549,7 @@ def _clipped_sums(payload:dict, clip:Tensor, exact_sums:bool=False) -> dict:
 def _backward(self:GhostClipper, losses, into=None):
     if not isinstance(losses, Tensor): raise TypeError(f"losses must be a tensor of shape [B], got {type(losses).__name__}")
     if into is not None and not isinstance(into, dict):
-        raise TypeError(f"into must be a dict {{id(p): float64 tensor}} (or None to add into p.grad), got {type(into).__name__}")
+        raise TypeError(f"into must be a dict {{id(p): tensor}} (or None to add into p.grad), got {type(into).__name__}")
     if losses.dim() != 1:
         raise ValueError(f"losses must be 1-D with one loss per example, shape [B]; got shape {tuple(losses.shape)}. Use "
                          "reduction='none' and reduce each example to one number (e.g. the mean over its real tokens)")
@@ -612,9 +624,9 @@ def _finish(self:GhostClipper, losses, into, nv, stats, total, payload, psq, dec
     for p in self.params:
         s = sums.get(id(p))
         if s is None: continue
-        if into is not None:                       # the DP optimizer's float64 accumulator: p.grad is not touched
+        if into is not None:                       # the DP optimizer's accumulator (float32 or float64): p.grad is not touched
             if id(p) in into: into[id(p)].add_(s)
-            else: into[id(p)] = s.to(torch.float64, copy=True).contiguous()
+            else: into[id(p)] = s.contiguous()
             continue
         s = s.to(p.dtype)
         if p.grad is None: p.grad = s.contiguous()
@@ -624,20 +636,21 @@ def _finish(self:GhostClipper, losses, into, nv, stats, total, payload, psq, dec
 
 @patch
 def _check_into(self:GhostClipper, into:dict):
-    "Fail before any work if an `into` entry of a trainable parameter is not a float64 tensor of its shape and device"
+    "Fail before any work if an `into` entry of a trainable parameter is not a tensor of its shape and device in its sum dtype or float64"
     for p in self.params:
         a = into.get(id(p))
         if a is None: continue
-        if not isinstance(a, Tensor) or a.dtype != torch.float64 or a.shape != p.shape or a.device != p.device:
+        ok = (torch.float64, sum_dtype(p.dtype, self.exact_sums))
+        if not isinstance(a, Tensor) or a.dtype not in ok or a.shape != p.shape or a.device != p.device:
             got = f"{a.dtype}, {tuple(a.shape)}, {a.device}" if isinstance(a, Tensor) else type(a).__name__
-            raise ValueError(f"into[id(p)] of '{self.pnames[id(p)]}' must be a float64 tensor of shape {tuple(p.shape)} on "
+            raise ValueError(f"into[id(p)] of '{self.pnames[id(p)]}' must be a tensor of shape {tuple(p.shape)} in {ok[1]} or float64 on "
                              f"{p.device}, got {got}: let backward create it (leave the key out)")
 
 @patch
 def backward(self:GhostClipper, losses:Tensor, # [B] one loss per example, from the forward(s) since the last backward
-             into:dict|None=None, # {id(p): float64 tensor}: add the clipped sums there (created on first use), not into p.grad
+             into:dict|None=None, # {id(p): tensor}: add the clipped sums there (created in the sum dtype on first use), not into p.grad
             ) -> Tensor:          # [B] per-example gradient norms ‖g_i‖
-    "Add the clipped per-example gradients of `losses` into `p.grad`, or into `into` in float64 (accumulating); return the norms"
+    "Add the clipped per-example gradients of `losses` into `p.grad`, or into `into` (accumulating, at least float32); return the norms"
     try:
         with torch.no_grad(): return self._backward(losses, into)
     finally: self.clear()
