@@ -4,7 +4,7 @@
 
 # %% ../nbs/00_assets.ipynb #e4650071
 from __future__ import annotations
-import csv, os, socket
+import csv, os, socket, warnings
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
@@ -14,8 +14,8 @@ import pandas as pd
 
 # %% auto #0
 __all__ = ['HUB_MODELS', 'GLUE_TASKS', 'GLUE_SPLITS', 'GLUE_COLUMNS', 'GLUE_LABEL', 'AssetNotFound', 'project_root', 'shown_path',
-           'assets_root', 'hub_reachable', 'project_models', 'find_asset', 'load_tokenizer', 'load_config',
-           'ModelSource', 'model_source', 'check_task', 'read_glue_tsv', 'load_glue']
+           'assets_root', 'reference_file', 'hub_reachable', 'project_models', 'find_asset', 'load_tokenizer',
+           'load_config', 'ModelSource', 'model_source', 'check_task', 'read_glue_tsv', 'load_glue']
 
 # %% ../nbs/00_assets.ipynb #57cd87cb
 HUB_MODELS = {"gpt2": "openai-community/gpt2", "distilgpt2": "distilbert/distilgpt2",
@@ -51,6 +51,34 @@ def assets_root() -> Path | None:
                             "(glue/, tokenizers/, configs/, models/), or unset it to use the Hugging Face Hub.")
     return p.resolve()
 
+def _pin_assets_env():
+    "Rewrite a relative `DPTIE_ASSETS` as the absolute folder it names from the project's root (for the processes this one starts)"
+    v = os.environ.get("DPTIE_ASSETS")
+    if not v or Path(v).expanduser().is_absolute() or project_root() is None: return
+    p = project_root()/Path(v).expanduser()
+    if p.is_dir(): os.environ["DPTIE_ASSETS"] = str(p.resolve())  # else left as given: assets_root names it in its error
+
+_pin_assets_env()
+
+
+# %% ../nbs/00_assets.ipynb #55bb0c6e
+def reference_file(name:str, # a file of the reference folder, e.g. "seed-paper.json"
+                   required:bool=False, # raise AssetNotFound instead of warning when it is missing
+                  ) -> Path | None:
+    "`reference/<name>` beside the `DPTIE_ASSETS` folder, or None (with a warning naming where it looked) when it is not there"
+    root = assets_root()
+    if root is None:
+        msg = (f"{name} not found: DPTIE_ASSETS is unset, so there is no reference folder to look in; set DPTIE_ASSETS "
+               "(e.g. ../shared/assets, with reference/ beside it) or pass the file's path")
+    else:
+        p = root.parent/"reference"/name
+        if p.is_file(): return p
+        msg = f"{name} not found: looked in {p} (reference/ beside DPTIE_ASSETS); put the file there or pass its path"
+    if required: raise AssetNotFound(msg)
+    warnings.warn(msg, stacklevel=2)
+    return None
+
+
 # %% ../nbs/00_assets.ipynb #a8878b65
 @lru_cache(maxsize=None)
 def hub_reachable(timeout:float=3.0) -> bool:
@@ -66,7 +94,7 @@ def hub_reachable(timeout:float=3.0) -> bool:
 _KINDS = {"tokenizer": "tokenizers", "config": "configs", "model": "models"}
 
 def _not_found(kind, name, tried, hub):
-    where = "; ".join(str(t) for t in tried) or "no local folder (DPTIE_ASSETS is unset)"
+    where = "; ".join(dict.fromkeys(str(t) for t in tried)) or "no local folder (DPTIE_ASSETS is unset)"  # each folder once
     hub_msg = (f"the Hugging Face Hub could not be reached for {hub!r}" if hub else "it has no Hugging Face Hub id")
     return AssetNotFound(f"{kind} {name!r} not found: looked in {where}, and {hub_msg}. Set DPTIE_ASSETS to a folder "
                          f"in the assets layout (e.g. ../shared/assets), pass path=, or go online.")
@@ -95,7 +123,7 @@ def find_asset(kind:str, # "tokenizer", "config" or "model"
         cands = [root/_KINDS[kind]/name]
         if kind == "config": cands.append(root/"models"/name)  # a model folder also holds its config
         if kind == "tokenizer": cands.append(root/"tokenizers"/"gpt2") if name in HUB_MODELS else None
-        for c in cands:
+        for c in dict.fromkeys(cands):  # gpt2's tokenizer is both candidates: tried once
             if (c/"config.json").exists() or (kind == "tokenizer" and c.is_dir() and any(c.iterdir())): return c
             tried.append(c)
     pm = project_models()

@@ -13,8 +13,8 @@ from .assets import check_task
 
 # %% auto #0
 __all__ = ['NONPRIVATE', 'CLIP_ONLY', 'ENGINES', 'OPTIMIZERS', 'CHOICES', 'NEUTRAL', 'SAME_SETTING', 'STUDY', 'TEMPLATE_VALUES',
-           'PACKAGES', 'parse_epsilon', 'eps_label', 'opt', 'RunConfig', 'config_diff', 'field_help', 'defaults',
-           'template_parameters', 'scratch_out', 'parameters_cell', 'run_settings', 'versions']
+           'TEMPLATE_EXTRA', 'PACKAGES', 'parse_epsilon', 'eps_label', 'opt', 'RunConfig', 'config_diff', 'field_help',
+           'defaults', 'template_parameters', 'scratch_out', 'parameters_cell', 'run_settings', 'versions']
 
 # %% ../nbs/00b_config.ipynb #d359fa9a
 NONPRIVATE = "non-private"  # how a run without DP is written for people (tables, figures, reports)
@@ -62,7 +62,8 @@ class RunConfig:
     sigma: float|None = opt(None, 'noise multiplier σ; None calibrates it to epsilon, 0 is the clip-only control (no privacy)')
     seed: int = opt(0, 'training seed (sampling, noise, dropout, random init)')
     lr: float = opt(5e-4, 'learning rate')
-    lr_schedule: str = opt("constant", '"constant", or "linear": decays from lr to lr/steps over the run')
+    lr_schedule: str = opt("constant", '"constant", or "linear": decays from lr to lr/steps over the run (after any warm-up)')
+    warmup: float = opt(0.0, 'fraction of the steps over which the learning rate first rises linearly to lr (0: none)')
     optimizer: str = opt("adam", 'sgd, adam or adamw')
     batch_size: int = opt(32, 'expected batch size qN for DP runs; the batch size otherwise')
     epochs: float = opt(1.0, 'passes over the training data')
@@ -95,6 +96,8 @@ class RunConfig:
             if v not in ok: raise ValueError(f"{k}={getattr(self, k)!r}: use one of {ok}")
         for k in ("lr", "epochs", "max_grad_norm"):
             if not getattr(self, k) > 0: raise ValueError(f"{k}={getattr(self, k)} must be positive")
+        if isinstance(self.warmup, bool) or not 0 <= self.warmup < 1:
+            raise ValueError(f"warmup={self.warmup!r}: a fraction of the run's steps, at least 0 and below 1 (e.g. 0.06)")
         for k in ("batch_size", "micro_batch_size", "max_len", "world_size"):
             if int(getattr(self, k)) <= 0: raise ValueError(f"{k}={getattr(self, k)} must be a positive integer")
         for k in ("train_cap", "dev_cap"):
@@ -118,6 +121,14 @@ class RunConfig:
         eng = ("" if self.engine in ("dptie", "none") else f"-{self.engine}") + ("" if self.sigma is None else f"-sigma{self.sigma:g}")
         rid = f"{self.task}-{Path(self.model).name}-{self.regime}-{self.tying}-{eps}{eng}-s{self.seed}"
         return f"{self.tag}-{rid}" if self.tag else rid
+
+    def digest(self) -> str:
+        "8 hex digits of every setting that changes a result (not `NEUTRAL`) and differs from its default: the name's missing part"
+        import hashlib
+        num = lambda v: float(v) if isinstance(v, (int, float)) and not isinstance(v, bool) else v  # 1 and 1.0: one setting
+        dflt = {f.name: f.default for f in fields(self)}
+        d = {k: num(v) for k, v in asdict(self).items() if k not in NEUTRAL and v != dflt[k]}
+        return hashlib.sha256(json.dumps(d, sort_keys=True).encode()).hexdigest()[:8]
 
     @classmethod
     def from_dict(cls, d:dict) -> "RunConfig":
@@ -143,7 +154,11 @@ def config_diff(done:dict, # a finished run's stored config (from its metrics.js
 # %% ../nbs/00b_config.ipynb #806be74e
 import dptie_nb
 STUDY = Path(dptie_nb.__file__).resolve().parents[1]/"nbs"/"study"  # the study's templates and presets, in the repository
-TEMPLATE_VALUES = dict(epsilon=3.0, train_cap=1000, dev_cap=200)  # the template's small default run
+TEMPLATE_VALUES = dict(model="dptie-mini-reviews", epsilon=3.0, lr=0.06, lr_schedule="linear", optimizer="sgd", batch_size=512,
+                       epochs=0.2281, max_grad_norm=10.0, max_len=64, micro_batch_size=128, restrict_loss=True,
+                       eval_every=10)  # the template's default run: the study's recipe (preset `default`) at ε = 3
+TEMPLATE_EXTRA = dict(out="folder for metrics.json (None: scratch/runs/<run-id>-<digest> in the project, git-ignored)",
+                      overwrite="train again into an `out` that holds a finished run (else: refused)")  # not run settings
 
 def field_help() -> dict:
     "Each RunConfig field's one-line help"
@@ -155,15 +170,16 @@ def defaults() -> dict:
 
 def template_parameters(values:dict|None=None, # values that differ from the schema's defaults
                        ) -> str:
-    "The source of the experiment template's parameters cell, one `name = value  # help` line per field, then `out`"
+    "The source of the experiment template's parameters cell, one `name = value  # help` line per field, then `out` and `overwrite`"
     vals, helps = {**defaults(), **(TEMPLATE_VALUES if values is None else values)}, field_help()
     lines = [f"{k} = {v!r}  # {helps[k]}" for k, v in vals.items()]
-    return "\n".join(lines + ['out = None  # folder for metrics.json (None: scratch/runs/<run-id> in the project, git-ignored)'])
+    return "\n".join(lines + [f"out = None  # {TEMPLATE_EXTRA['out']}", f"overwrite = False  # {TEMPLATE_EXTRA['overwrite']}"])
 
-def scratch_out(run_id:str) -> Path:
-    "Where a run goes when no folder is named: `scratch/runs/<run-id>` in the project (git-ignored), never `reports/`"
+def scratch_out(run:RunConfig|str) -> Path:
+    "Where a run goes when no folder is named: `scratch/runs/<run-id>-<digest>` in the project (git-ignored), never `reports/`"
     from dptie_nb.assets import project_root
-    return (project_root() or Path.cwd())/"scratch"/"runs"/run_id
+    name = run if isinstance(run, str) else f"{run.run_id()}-{run.digest()}"  # a changed setting: another folder
+    return (project_root() or Path.cwd())/"scratch"/"runs"/name
 
 
 def parameters_cell(path:str|Path) -> str:
@@ -176,7 +192,7 @@ def parameters_cell(path:str|Path) -> str:
 _KERNEL_NAMES = {"In", "Out", "exit", "quit", "get_ipython", "open"}  # what IPython puts in a kernel's globals
 
 def run_settings(ns:dict, # a template's globals
-                 extra:tuple=("out",), # the template's names that are not run settings
+                 extra:tuple=tuple(TEMPLATE_EXTRA), # the template's names that are not run settings
                 ) -> dict:
     "The RunConfig fields found in a namespace; an error naming any other plain value in it (a mistyped papermill `-p`)"
     known = {f.name for f in fields(RunConfig)} | set(extra)
@@ -185,7 +201,7 @@ def run_settings(ns:dict, # a template's globals
     if stray:
         said = [f"{k!r}" + "".join(f" (did you mean {m!r}?)" for m in difflib.get_close_matches(k, known, 1)) for k in stray]
         raise ValueError(f"unknown parameter(s) {', '.join(said)}: the template's parameters are the run settings "
-                         "(`dptie train --help` lists them) and `out`")
+                         f"(`dptie train --help` lists them) and {', '.join(f'`{k}`' for k in extra)}")
     return {k: ns[k] for k in known - set(extra) if k in ns}
 
 # %% ../nbs/00b_config.ipynb #cf7654ab

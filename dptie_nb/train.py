@@ -23,8 +23,9 @@ from .model import build_model, class_loss, param_counts, predict
 # %% auto #0
 __all__ = ['DIAGNOSTICS', 'TRAIN_DIAGNOSTICS', 'EVAL_FIELDS', 'environment', 'git_state', 'file_sha256', 'provenance',
            'params_sha256', 'peak_memory_mb', 'privacy_scope', 'make_model', 'auroc', 'dev_metrics', 'pack_bits',
-           'evaluate', 'make_optimizer', 'save_checkpoint', 'load_checkpoint', 'lr_at', 'train', 'norm_split',
-           'initial_embedding', 'head_drift', 'train_args', 'train_parser', 'main', 'launch_train']
+           'evaluate', 'make_optimizer', 'save_checkpoint', 'load_checkpoint', 'refuse_finished', 'lr_at', 'train',
+           'norm_split', 'initial_embedding', 'head_drift', 'train_args', 'train_parser', 'config_from_run',
+           'compare_runs', 'main', 'launch_train', 'template_values', 'run_template', 'run_main']
 
 # %% ../nbs/07_train.ipynb #7312b362
 from .config import ENGINES, OPTIMIZERS, RunConfig, scratch_out, versions   # the run schema: chapter 00b_config
@@ -261,13 +262,14 @@ def _metrics(r:_Run) -> dict:
     if not r.model.dptie_info["pretrained"]: m["warning"] = f"{cfg.model} was randomly initialised (regime={cfg.regime!r})"
     return m
 
-def _refuse_finished(out:Path):
+def refuse_finished(out:str|Path, # the run's folder
+                    advice:str="choose another --out, or pass --overwrite (train(..., overwrite=True)) to train it again there", # what to do, in the caller's words
+                   ):
     "Fail when `out` holds a finished run: a new run there would overwrite its results"
-    f = out/"metrics.json"
+    out = Path(out); f = out/"metrics.json"
     try: done = f.exists() and json.loads(f.read_text()).get("status") == "ok"
     except (json.JSONDecodeError, OSError): done = False
-    if done: raise ValueError(f"{out} holds a finished run ({f}, status ok): choose another --out, or pass --overwrite "
-                              "(train(..., overwrite=True)) to train it again there")
+    if done: raise ValueError(f"{out} holds a finished run ({f.name}, status ok): {advice}")
 
 def _resume(r:_Run):
 
@@ -289,8 +291,10 @@ def _resume(r:_Run):
 
 # %% ../nbs/07_train.ipynb #a7e01b02
 def lr_at(cfg:RunConfig, step:int, steps:int) -> float:
-    "The learning rate of step `step` (from 0) of `steps`: `cfg.lr`, or with the linear schedule lr·(1 − step/steps)"
-    return cfg.lr * (1 - step / steps) if cfg.lr_schedule == "linear" else cfg.lr
+    "The learning rate of step `step` (from 0) of `steps`: lr·(step + 1)/W over the W = round(warmup·steps) warm-up steps, then `cfg.lr`, or with the linear schedule lr·(1 − (step − W)/(steps − W))"
+    w = int(round(cfg.warmup * steps))
+    if step < w: return cfg.lr * (step + 1) / w
+    return cfg.lr * (1 - (step - w) / (steps - w)) if cfg.lr_schedule == "linear" else cfg.lr
 
 def _step(r:_Run, step:int) -> dict:
 
@@ -345,6 +349,7 @@ def _finish(r:_Run, t0:float):
     if r.ws > 1: check_same(r.m["final"]["params_sha256"], "final parameters")
     if cfg.save_model and r.out is not None and r.rank == 0:  # the weights are what ε covers: the artefact to release
         r.model.save_pretrained(r.out/"model"); r.m["final"]["model_dir"] = "model"
+        load_tokenizer().save_pretrained(r.out/"model")  # the tokenizer it was trained with: AutoTokenizer loads the folder
     r.m["status"] = "ok"
 
 
@@ -357,7 +362,7 @@ def train(cfg:RunConfig, # the run
          ) -> dict:
     "Run one experiment and return (and write) its metrics"
     t0 = time.time()
-    if out is not None and not overwrite: _refuse_finished(Path(out))
+    if out is not None and not overwrite: refuse_finished(out)
     if cfg.num_threads: torch.set_num_threads(cfg.num_threads)
     r = _prepare(cfg, out, data)
     r.m = _metrics(r)
@@ -467,39 +472,107 @@ def _parse_opt(v:str, typ):
     if typ is bool:
         if v.lower() in _TRUE + _FALSE: return v.lower() in _TRUE
         raise argparse.ArgumentTypeError(f"{v!r} is not a boolean: use true or false")
-    return typ(v)
+    try: return typ(v)
+    except ValueError: raise argparse.ArgumentTypeError(f"{v!r} is not {'an integer' if typ is int else 'a number'}") from None
+
+def _field_types() -> dict:
+    "Each RunConfig field's value type for a command line: bool, int, float or str"
+    import typing
+    hints = typing.get_type_hints(RunConfig)
+    return {f.name: next((t for t in (bool, int, float) if t in typing.get_args(hints[f.name]) or hints[f.name] is t), str)
+            for f in fields(RunConfig)}
 
 def train_args(config:dict) -> list[str]:
     "`dptie train` options for a run's settings (`dataclasses.asdict(RunConfig(...))`)"
     return [a for k, v in config.items() for a in (f"--{k.replace('_', '-')}", _opt(v))]
 
+class _Parser(argparse.ArgumentParser):
+    "An ArgumentParser whose errors are one line (what is wrong, where the options are listed), with the closest option for a typo"
+    def error(self, message):
+        import difflib
+        if message.startswith("unrecognized arguments"):
+            opts = [o for a in self._actions for o in a.option_strings]
+            near = [m for w in message.split(":", 1)[1].split() if w.startswith("--") for m in difflib.get_close_matches(w, opts, 1)]
+            if near: message += f" (did you mean {', '.join(near)}?)"
+        self.exit(2, f"{self.prog}: error: {message}; `{self.prog} --help` lists the options\n")
+
 def train_parser() -> argparse.ArgumentParser:
     "The `dptie train` options: one per RunConfig field, with its help, default and choices"
-    import typing
-    from dptie_nb.config import CHOICES, defaults, field_help
-    ap = argparse.ArgumentParser(prog="dptie train", formatter_class=argparse.ArgumentDefaultsHelpFormatter,
-                                 description="Fine-tune one model on one task. Without --epsilon the run is non-private.")
-    hints, helps = typing.get_type_hints(RunConfig), field_help()
+    from dptie_nb.config import CHOICES, defaults, field_help, parse_epsilon
+    ap = _Parser(prog="dptie train", formatter_class=argparse.ArgumentDefaultsHelpFormatter,
+                 description="Fine-tune one model on one task. Without --epsilon the run is non-private.")
+    types, helps = _field_types(), field_help()
+    def eps(v):
+        try: return parse_epsilon(v)
+        except ValueError as e: raise argparse.ArgumentTypeError(str(e)) from None
     for k, d in defaults().items():
-        typ = next((t for t in (bool, int, float) if t in typing.get_args(hints[k]) or hints[k] is t), str)
         ch = f" (one of {', '.join(CHOICES[k])})" if k in CHOICES else ""
-        ap.add_argument(f"--{k.replace('_', '-')}", dest=k, default=d, type=lambda v, t=typ: _parse_opt(v, t), help=helps[k] + ch)
-    ap.add_argument("--out", default=None, help="folder for metrics.json (default: scratch/runs/<run-id> in the project, git-ignored)")
+        ap.add_argument(f"--{k.replace('_', '-')}", dest=k, default=d, help=helps[k] + ch,
+                        type=eps if k == "epsilon" else (lambda v, t=types[k]: _parse_opt(v, t)))
+    ap.add_argument("--out", default=None, help="folder for metrics.json (default: scratch/runs/<run-id>-<digest> in the project, git-ignored)")
     ap.add_argument("--overwrite", action="store_true", help="train again into an --out that holds a finished run")
+    ap.add_argument("--from-run", default=None, metavar="RUN", help="train a finished run again: its settings from RUN/metrics.json "
+                    "(options given here override them), then say whether the parameters came out the same (final.params_sha256); "
+                    "exits 1 when they differ")
     return ap
 
+
 # %% ../nbs/07_train.ipynb #a7e01c02
+def config_from_run(path:str|Path, # a finished run's folder, or its metrics.json
+                   ) -> tuple[RunConfig, dict]:
+    "A finished run's settings and its metrics: what it takes to make it again"
+    p = Path(path); f = p/"metrics.json" if p.is_dir() else p
+    if not f.is_file(): raise FileNotFoundError(f"no metrics.json at {p}: pass a run's folder (e.g. reports/default/runs/<run-id>) or its metrics.json")
+    try: m = json.loads(f.read_text())
+    except json.JSONDecodeError as e: raise ValueError(f"{f} is not JSON ({e})") from None
+    if m.get("status") != "ok" or not isinstance(m.get("config"), dict):
+        raise ValueError(f"{f} is not a finished run (status {m.get('status')!r}): there is nothing to compare with")
+    return RunConfig.from_dict(m["config"]), m
+
+def compare_runs(done:dict, # a finished run's metrics
+                 again:dict, # the metrics of the same settings trained again
+                ) -> dict:
+    "Whether `again` ended where `done` did (bitwise: final.params_sha256), with both dev accuracies and the commits they were made at"
+    code = lambda m: (m.get("provenance") or {}).get("code") or {}
+    a, b = done["final"], again["final"]
+    return dict(same_params=a["params_sha256"] == b["params_sha256"], params_sha256=[a["params_sha256"], b["params_sha256"]],
+                dev_acc=[a["dev_acc"], b["dev_acc"]], commit=[code(done).get("commit"), code(again).get("commit")],
+                dirty=[code(done).get("dirty"), code(again).get("dirty")])
+
+def _rerun_line(src, c:dict) -> str:
+    "`compare_runs`' answer in one sentence"
+    at = lambda i: f"{(c['commit'][i] or 'an unknown commit')[:12]}{' (with uncommitted changes)' if c['dirty'][i] else ''}"
+    acc = f"dev accuracy {c['dev_acc'][0]:.4f} then, {c['dev_acc'][1]:.4f} now"
+    if c["same_params"]: return f"dptie train: reproduced {src}: the same parameters (params_sha256 {c['params_sha256'][0][:12]}), {acc}"
+    return f"dptie train: parameters differ from {src}: it was made at {at(0)}, this run at {at(1)}; {acc}"
+
+def _given(argv) -> set:
+    "The settings named on the command line (not left at their defaults)"
+    ap = train_parser()
+    for act in ap._actions: act.default = argparse.SUPPRESS
+    return set(vars(ap.parse_args(argv))) - {"out", "overwrite", "from_run"}
+
 def main(argv=None):
-    "`dptie train`: one run, its metrics written to --out"
+    "`dptie train`: one run, its metrics written to --out; with --from-run, a finished run's settings again and whether its parameters came out the same"
+    argv = sys.argv[1:] if argv is None else list(argv)
     a = vars(train_parser().parse_args(argv))
-    out, overwrite = a.pop("out"), a.pop("overwrite")
-    cfg = RunConfig.from_dict(a)
-    m = train(cfg, out or scratch_out(cfg.run_id()), overwrite=overwrite)
+    out, overwrite, src = a.pop("out"), a.pop("overwrite"), a.pop("from_run")
+    done = None
+    if src:
+        old, done = config_from_run(src)
+        cfg = RunConfig.from_dict({**asdict(old), **{k: a[k] for k in _given(argv)}})
+    else: cfg = RunConfig.from_dict(a)
+    m = train(cfg, out or scratch_out(cfg), overwrite=overwrite)
+    rc = 0
     if world()[0] == 0:
-        print(json.dumps(dict(run_id=m["run_id"], dev_acc=m["final"]["dev_acc"], epsilon_prv=m["privacy"].get("epsilon_prv"),
-                              epsilon_rdp=m["privacy"].get("epsilon_rdp")), indent=1))
+        rec = dict(run_id=m["run_id"], dev_acc=m["final"]["dev_acc"], epsilon_prv=m["privacy"].get("epsilon_prv"),
+                   epsilon_rdp=m["privacy"].get("epsilon_rdp"))
+        if done is not None:
+            rec["rerun_of"] = dict(run=str(src), **compare_runs(done, m)); rc = 0 if rec["rerun_of"]["same_params"] else 1
+        print(json.dumps(rec, indent=1))
+        if done is not None: print(_rerun_line(src, rec["rerun_of"]), file=sys.stderr)
     shutdown()
-    return 0
+    return rc
 
 def launch_train(config:dict, # the run's settings, `asdict(cfg)`; its `world_size` processes are started
                  out:str|Path, # folder for metrics.json
@@ -507,15 +580,82 @@ def launch_train(config:dict, # the run's settings, `asdict(cfg)`; its `world_si
                  env:dict|None=None, # extra environment variables
                  timeout:float|None=None, # seconds
                  python:str|None=None, # the interpreter whose environment to use
+                 overwrite:bool=False, # train again into an `out` that holds a finished run
                 ) -> dict:
     "Run `config` under torchrun on `config['world_size']` processes (`python -m dptie_nb.train`); the metrics rank 0 wrote"
     if not isinstance(config, dict): raise TypeError("pass the settings as a dict: dataclasses.asdict(cfg)")
     nproc = int(config.get("world_size", 1))
     if nproc < 1: raise ValueError(f"world_size={nproc} must be at least 1")
-    cmd = torchrun_cmd(nproc, python) + ["-m", "dptie_nb.train", *train_args(config), "--out", str(out)]
+    cmd = torchrun_cmd(nproc, python) + ["-m", "dptie_nb.train", *train_args(config), "--out", str(out)] + ["--overwrite"] * overwrite
     r = subprocess.run(cmd, cwd=cwd, env={**os.environ, **(env or {})}, capture_output=True, text=True, timeout=timeout)
     if r.returncode != 0:
         raise RuntimeError(f"{' '.join(cmd)}\nfailed with exit code {r.returncode}:\n{(r.stdout + r.stderr)[-4000:]}")
     return json.loads((Path(out)/"metrics.json").read_text())
 
 if __name__ == "__main__" and Path(globals().get("__file__", "")).name == "train.py": sys.exit(main())
+
+# %% ../nbs/07_train.ipynb #b880e9a7
+def template_values(template:str|Path, # a papermill template, e.g. nbs/study/experiment.ipynb
+                    given:dict, # parameter -> value: strings from a command line, or values
+                   ) -> tuple[dict, RunConfig|None]:
+    "`given` checked against the template's parameters and read as their types, and the run they define (None for a template that is not an experiment): or one ValueError naming the problem"
+    import ast, difflib, papermill as pm
+    from dptie_nb.config import TEMPLATE_EXTRA, parse_epsilon
+    template = Path(template)
+    if not template.is_file(): raise FileNotFoundError(f"no template {template}: pass a notebook with a cell tagged 'parameters', e.g. nbs/study/experiment.ipynb")
+    declared = pm.inspect_notebook(str(template))
+    if not declared: raise ValueError(f"{template} has no cell tagged 'parameters': there is nothing to set in it")
+    unknown = [k for k in given if k not in declared]
+    if unknown:
+        said = [f"{k!r}" + "".join(f" (did you mean {m!r}?)" for m in difflib.get_close_matches(k, declared, 1)) for k in unknown]
+        raise ValueError(f"{template.name} has no parameter {', '.join(said)}; it declares {', '.join(declared)}")
+    types, vals = {**_field_types(), "overwrite": bool}, {}
+    for k, v in given.items():
+        if isinstance(v, str) and k == "epsilon": v = parse_epsilon(v)
+        elif isinstance(v, str) and k in types:
+            try: v = _parse_opt(v, types[k])
+            except argparse.ArgumentTypeError as e: raise ValueError(f"-p {k} {v}: {e}") from None
+        elif isinstance(v, str) and v.lower() in ("none", "null"): v = None
+        elif isinstance(v, str):
+            try: v = ast.literal_eval(v)
+            except (ValueError, SyntaxError): pass  # a plain string
+        vals[k] = v
+    settings = {f.name for f in fields(RunConfig)}
+    if not settings <= set(declared): return vals, None  # not an experiment template: its names were checked
+    dflt = {}
+    for k, d in declared.items():
+        try: dflt[k] = ast.literal_eval(d["default"])
+        except (ValueError, SyntaxError): pass
+    cfg = RunConfig.from_dict({k: {**dflt, **vals}[k] for k in settings if k in {**dflt, **vals}})
+    out = {**dflt, **vals}.get("out")
+    if not {**dflt, **vals}.get("overwrite"):
+        refuse_finished(out or scratch_out(cfg), "pass -p out DIR for another folder, or -p overwrite true to train it again there")
+    return vals, cfg
+
+def run_template(template:str|Path, # a papermill template
+                 output:str|Path, # the executed notebook
+                 given:dict, # parameter -> value (strings from a command line, or values)
+                ) -> dict:
+    "Check `given` (`template_values`), then execute `template` with them (`dptie_nb.runner.run_notebook`); the executed notebook and, for an experiment, its run's folder"
+    import papermill as pm
+    from dptie_nb.runner import run_notebook
+    vals, cfg = template_values(template, given)
+    Path(output).parent.mkdir(parents=True, exist_ok=True)
+    try: run_notebook(template, output, vals)
+    except pm.PapermillExecutionError as e:
+        raise RuntimeError(f"{output}: cell {e.exec_count} failed: {e.ename}: {e.evalue}") from None
+    return dict(notebook=Path(output), run=None if cfg is None else Path(vals.get("out") or scratch_out(cfg)))
+
+def run_main(argv=None) -> int:
+    "`dptie run TEMPLATE OUTPUT -p NAME VALUE ...`: papermill, with every parameter checked before a kernel starts; errors in one line"
+    ap = _Parser(prog="dptie run", description=run_template.__doc__)
+    ap.add_argument("template", help="a papermill template, e.g. nbs/study/experiment.ipynb")
+    ap.add_argument("output", help="where the executed notebook goes")
+    ap.add_argument("-p", "--parameter", nargs=2, action="append", default=[], metavar=("NAME", "VALUE"), help="a parameter's value")
+    a = ap.parse_args(argv)
+    try: res = run_template(a.template, a.output, dict(a.parameter))  # the kernel's own output: in the executed notebook
+    except (ValueError, FileNotFoundError, RuntimeError) as e:
+        print(f"dptie run: error: {e}", file=sys.stderr); return 1 if isinstance(e, RuntimeError) else 2
+    print(f"dptie run: {res['notebook']}" + (f", the run in {res['run']}" if res["run"] else ""))
+    return 0
+
