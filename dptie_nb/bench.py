@@ -4,32 +4,33 @@
 
 # %% ../nbs/06_bench.ipynb #0d28538f
 from __future__ import annotations
-import argparse, contextlib, importlib, io, json, math, os, platform, statistics, subprocess, sys, tempfile, time, traceback, warnings
+import argparse, contextlib, importlib, inspect, io, json, math, multiprocessing, os, platform, resource, statistics, subprocess, sys, tempfile, time, traceback, warnings
 from pathlib import Path
 
-from .files import atomic_write_json
-from .config import versions
+import torch
+from matplotlib.figure import Figure
+from torch.profiler import ProfilerActivity, profile
+from transformers import GPT2Config
+from transformers.utils import logging as hf_logging
 
+from .files import atomic_write_json
+from .assets import load_config, model_source, project_root
+from .config import versions
+from .definitions import MODES, MODE_LABELS, load_presets
+from .engine import make_engine
+from .model import build_model, class_loss, lm_loss
 
 # %% auto #0
-__all__ = ['SHAPES', 'MODES', 'MODE_LABELS', 'DEFAULT_MODES', 'LOSSES', 'LABEL_WORDS', 'ENGINE_OF', 'PROFILE_ROWS', 'TARGETS',
-           'STUDY_LOSSES', 'LOSS_LABELS', 'STUDY_MODES', 'STUDY_B', 'FLOPS_FORMULA', 'STUDY_QUICK', 'shape_config',
-           'n_params', 'plan', 'random_batch', 'per_example_loss', 'make_step', 'profile_step', 'profile_table',
-           'run_one', 'run_config', 'merge_repeats', 'pe_estimate_mb', 'sweep', 'ratios', 'format_ratios',
-           'study_settings', 'tiny_study_model', 'study_flops', 'gemm_peak', 'study_child', 'run_study_child',
-           'study_summary', 'study_runs', 'study_table', 'plot_study', 'study', 'side_by_side', 'main']
+__all__ = ['SHAPES', 'DEFAULT_MODES', 'LOSSES', 'LABEL_WORDS', 'ENGINE_OF', 'PROFILE_ROWS', 'TARGETS', 'STUDY_LOSSES',
+           'LOSS_LABELS', 'STUDY_MODES', 'STUDY_B', 'FLOPS_FORMULA', 'STUDY_QUICK', 'shape_config', 'n_params', 'plan',
+           'random_batch', 'per_example_loss', 'make_step', 'profile_step', 'profile_table', 'run_one', 'run_config',
+           'merge_repeats', 'pe_estimate_mb', 'sweep', 'ratios', 'format_ratios', 'study_settings', 'tiny_study_model',
+           'study_flops', 'gemm_peak', 'study_child', 'run_study_child', 'study_summary', 'study_runs', 'study_table',
+           'plot_study', 'study', 'side_by_side', 'bench_out', 'main']
 
 # %% ../nbs/06_bench.ipynb #f7af1944
 SHAPES = {"distilgpt2": dict(config="distilgpt2"), "gpt2": dict(config="gpt2"),
           "tiny": dict(config="distilgpt2", n_layer=2)}  # name -> config name and attribute overrides
-MODES = {"nonprivate": ("nonprivate", "tied"), "dptie-tied": ("dptie", "tied"), "dptie-untied": ("dptie", "untied"),
-         "opacus-pe-tied": ("opacus-pe", "tied"), "opacus-ghost-untied": ("opacus-ghost", "untied"),
-         "opacus-ghost-tied": ("opacus-ghost", "tied"),
-         "nonprivate-untied": ("nonprivate", "untied")}  # name -> (method, tying)
-MODE_LABELS = {"nonprivate": "non-private", "nonprivate-untied": "non-private, untied",
-               "dptie-tied": "dptie ghost, tied (exact cross term)", "dptie-untied": "dptie ghost, untied",
-               "opacus-pe-tied": "Opacus per-example, tied (paper: normal)", "opacus-ghost-untied": "Opacus ghost, untied (paper: ghost)",
-               "opacus-ghost-tied": "Opacus ghost, tied"}  # name -> what it is, in the report's order
 DEFAULT_MODES = ("nonprivate", "dptie-tied", "dptie-untied", "opacus-pe-tied", "opacus-ghost-untied", "opacus-ghost-tied")
 LOSSES = ("class", "lm")  # last-token classification through the LM head; full-sequence next-token loss
 LABEL_WORDS = (4633, 3967)  # GPT-2 ids of " negative" and " positive": the two label words of the class loss
@@ -39,7 +40,6 @@ def shape_config(shape:str, # a key of `SHAPES`
                  dropout:float|None=None, # set every dropout probability (None: as the config says)
                 ):
     "The `transformers` config of a benchmark shape."
-    from dptie_nb.assets import load_config
     if shape not in SHAPES: raise ValueError(f"unknown shape {shape!r}; use one of {sorted(SHAPES)}")
     spec = SHAPES[shape]
     cfg = load_config(spec["config"])
@@ -79,7 +79,6 @@ def plan(shapes=("distilgpt2", "gpt2"), # shape names
 # %% ../nbs/06_bench.ipynb #74002948
 def random_batch(vocab_size:int, B:int, T:int, gen:torch.Generator|None=None, device="cpu") -> dict:
     "Seeded random token ids, full attention masks, labels over `LABEL_WORDS`: a batch for `class_loss` and `lm_loss`."
-    import torch
     ids = torch.randint(0, vocab_size, (B, T), generator=gen)
     return dict(input_ids=ids.to(device), attention_mask=torch.ones(B, T, dtype=torch.long, device=device),
                 labels=torch.randint(0, len(LABEL_WORDS), (B,), generator=gen).to(device),
@@ -87,7 +86,6 @@ def random_batch(vocab_size:int, B:int, T:int, gen:torch.Generator|None=None, de
 
 def per_example_loss(model, batch:dict, loss:str):
     "Per-example losses `[B]`: `class_loss` (last token, through the LM head) or `lm_loss` (every position)."
-    from dptie_nb.model import class_loss, lm_loss
     if loss == "class": return class_loss(model, batch)[0]
     if loss == "lm": return lm_loss(model, batch["input_ids"], batch["attention_mask"])
     raise ValueError(f"unknown loss {loss!r}; use 'class' or 'lm'")
@@ -96,7 +94,6 @@ def per_example_loss(model, batch:dict, loss:str):
 class _Phases:
     "Wall-clock seconds per named phase (synchronising a GPU before each reading)."
     def __init__(self, device):
-        import torch
         self.sync = torch.cuda.synchronize if str(device).startswith("cuda") else (lambda: None)
         self.sync(); self.t, self.d = time.perf_counter(), {}
     def __call__(self, name):
@@ -116,8 +113,6 @@ def make_step(mode:str, # a key of `MODES`
               optimizer:str="adam", # "adam" (the benchmark) or "sgd" (tests: the update is then the gradient)
              ):
     "A function `step(batch) -> {phase: seconds}` doing one training step of `mode` on `model`, with training's engine"
-    import torch
-    from dptie_nb.engine import make_engine
     params = [p for p in model.parameters() if p.requires_grad]
     opt = torch.optim.Adam(params, lr=lr) if optimizer == "adam" else torch.optim.SGD(params, lr=lr)
     gen = torch.Generator(params[0].device).manual_seed(0)
@@ -156,8 +151,6 @@ def profile_step(step, # a step from `make_step`
                  device="cpu",
                 ) -> dict:
     "Seconds of one step by phase under `torch.profiler`: forward, backward, step and the engine's `dptie::` scopes inside them."
-    import torch
-    from torch.profiler import profile, ProfilerActivity
     acts = [ProfilerActivity.CPU] + ([ProfilerActivity.CUDA] if str(device).startswith("cuda") else [])
     with profile(activities=acts) as prof: ph = step(batch)
     out = dict(ph)
@@ -192,8 +185,6 @@ def profile_table(records:list, # records from `bench.json` with `profile_s`
 def run_one(conf:dict, # shape, mode, B, T, loss; optional steps, warmup, device, seed, max_grad_norm, noise_multiplier, dropout, step_budget_s
            ) -> dict:
     "Run one configuration in this process: the record for `bench.json`."
-    import resource, torch
-    from dptie_nb.model import build_model
     c = dict(steps=3, warmup=1, device="cpu", seed=0, max_grad_norm=1.0, noise_multiplier=1.0, dropout=None,
              step_budget_s=None, threads=None) | dict(conf)
     if c["threads"]: torch.set_num_threads(c["threads"])
@@ -252,9 +243,7 @@ def run_one(conf:dict, # shape, mode, B, T, loss; optional steps, warmup, device
 def _child_entry(conf, path):
     "Forkserver/exec child: run one configuration, write its record to `path`."
     warnings.simplefilter("ignore")
-    try:
-        import transformers; transformers.logging.set_verbosity_error()
-    except Exception: pass
+    hf_logging.set_verbosity_error()
     atomic_write_json(path, run_one(conf))
 
 _PRELOAD = ["torch", "transformers", "transformers.models.gpt2.modeling_gpt2", "opacus", "dptie_nb.model", "dptie_nb.ghost", "dptie_nb.bench"]
@@ -263,8 +252,7 @@ class _Child:
     "One configuration's process, forked from a preloaded forkserver or exec'd as `python -m dptie_nb.bench --one`."
     def __init__(self, conf, path, launcher):
         if launcher == "forkserver":
-            import multiprocessing as mp
-            ctx = mp.get_context("forkserver")
+            ctx = multiprocessing.get_context("forkserver")
             ctx.set_forkserver_preload(_PRELOAD)
             target = importlib.import_module("dptie_nb.bench")._child_entry  # the exported one: the server imports it
             self.p = ctx.Process(target=target, args=(conf, path), daemon=True)
@@ -436,10 +424,8 @@ def study_settings(preset:str="default", # the preset whose base settings are th
                    **over, # any setting (None: keep)
                   ) -> dict:
     "The study-shape benchmark's settings: the preset's model, task, T, micro-batch, optimizer and C, at `B = STUDY_B`, one thread."
-    import tomllib
-    from dptie_nb.assets import project_root
-    fn = (project_root() or Path("."))/"nbs"/"study"/"presets.toml"
-    base = tomllib.loads(fn.read_text()).get(preset, {}).get("base", {}) if fn.exists() else {}
+    try: base = load_presets().get(preset, {}).get("base", {})
+    except (FileNotFoundError, ValueError): base = {}  # an installed copy, without nbs/study/presets.toml
     s = {k: base.get(k, v) for k, v in _STUDY_FALLBACK.items()}
     s.update(batch_size=STUDY_B, seed=0, noise_multiplier=1.0, threads=1, train_cap=None, dev_cap=None,
              source=f"presets.toml [{preset}] base, batch_size {STUDY_B}" if base else f"built-in, batch_size {STUDY_B}")
@@ -448,14 +434,11 @@ def study_settings(preset:str="default", # the preset whose base settings are th
 
 def _model_folder(name:str) -> str:
     "A model's folder as an absolute path (so every checkout loads the same weights), or the name when only the Hub has it."
-    from dptie_nb.assets import model_source
     src = model_source(name).src
     return str(Path(src).resolve()) if isinstance(src, Path) else str(src)
 
 def tiny_study_model(folder:str|Path) -> Path:
     "Save a tiny random tied GPT-2 (2 layers, d = 32, GPT-2's vocabulary) to `folder`: the study path's test model."
-    from transformers import GPT2Config
-    from dptie_nb.model import build_model
     cfg = GPT2Config(n_layer=2, n_embd=32, n_head=2, n_positions=64, vocab_size=50257)
     with warnings.catch_warnings(), contextlib.redirect_stdout(io.StringIO()):
         warnings.simplefilter("ignore")
@@ -490,7 +473,6 @@ def gemm_peak(n:int=2048, # matrix side
               dtypes=("float32", "bfloat16"),
              ) -> dict:
     "This CPU's GEMM throughput: the median GFLOP/s of an n×n matmul per dtype, with every repeat."
-    import torch
     old = torch.get_num_threads()
     if threads: torch.set_num_threads(threads)
     try:
@@ -507,6 +489,8 @@ def gemm_peak(n:int=2048, # matrix side
     return out
 
 # %% ../nbs/06_bench.ipynb #st11
+# `_CHILD_FUNCS` import what they use inside themselves: their source runs alone in a fresh process, with the
+# `dptie_nb` of the checkout it times (`_child_source`), not this module's imports
 def _engine_kwargs(make_engine, check:bool, sampler=None) -> dict:
     "The keyword arguments of this checkout's `make_engine` that it has: the first-step check and the sampler (older ones have neither)."
     import inspect
@@ -639,7 +623,6 @@ _CHILD_FUNCS = ("_engine_kwargs", "_timed", "_fallback_step", "study_child")  # 
 
 def _child_source() -> str:
     "The fresh process's script: the exported `study_child` and its helpers, which import nothing of this module."
-    import inspect
     mod = importlib.import_module("dptie_nb.bench")  # the exported functions (a notebook cell has no source file)
     body = "\n\n".join(inspect.getsource(getattr(mod, f)) for f in _CHILD_FUNCS)
     return ("from __future__ import annotations\nimport json, sys\n\n" + body +
@@ -660,7 +643,6 @@ def run_study_child(conf:dict, # settings plus loss, restrict_loss, mode, steps,
                     python:str|None=None, # the interpreter (default: this one)
                    ) -> dict:
     "`study_child(conf)` in a fresh `python` whose `dptie_nb` is the checkout at `root`: its record, whatever happened."
-    from dptie_nb.assets import project_root
     root = Path(root or project_root() or ".").resolve()
     env = dict(os.environ, PYTHONPATH=os.pathsep.join(filter(None, [str(root), os.environ.get("PYTHONPATH")])),
                PYTHONWARNINGS="ignore", TOKENIZERS_PARALLELISM="false")
@@ -772,7 +754,6 @@ def study_table(summaries:list) -> str:
 def plot_study(res:dict, # `study.json`'s content
                save:str|Path|None=None):
     "Examples/s by mode and loss (median, range as error bars), each bar labelled with its fraction of the float32 and bf16 peaks."
-    from matplotlib.figure import Figure
     sm = res["summaries"]
     losses = [l for l in STUDY_LOSSES if any(s["loss"] == l for s in sm)]
     modes = [m for m in STUDY_MODES if any(s["mode"] == m for s in sm)]
@@ -868,8 +849,8 @@ def side_by_side(root_a:str|Path, root_b:str|Path, # two checkouts (e.g. git wor
 def _csv(xs, typ=str):
     return [typ(y) for x in xs for y in str(x).split(",") if y]
 
-def main(argv=None) -> int:
-    "`dptie bench`: peak memory and time per step of nonprivate, dptie and Opacus training steps; --study: examples/s at the study's shape."
+def _parser() -> argparse.ArgumentParser:
+    "The options of `dptie bench`."
     ap = argparse.ArgumentParser(prog="dptie bench", description=main.__doc__)
     ap.add_argument("--shapes", nargs="+", default=None, help=f"of {list(SHAPES)} (default distilgpt2 gpt2; tiny with --quick)")
     ap.add_argument("--batch-sizes", nargs="+", default=None, help="default 4 8 16 32; 2 4 with --quick")
@@ -878,7 +859,7 @@ def main(argv=None) -> int:
     ap.add_argument("--seq-len", "-T", type=int, default=None, help="T (default 128; 32 with --quick)")
     ap.add_argument("--steps", type=int, default=3, help="timed steps per configuration (median and spread reported)")
     ap.add_argument("--warmup", type=int, default=1, help="untimed steps first")
-    ap.add_argument("--out", default=None, help="folder for bench.json, ratios.json, bench.png (default: reports/bench; "
+    ap.add_argument("--out", default=None, help="folder for bench.json, ratios.json and bench.png (default: reports/bench; "
                                                 "scratch/bench with --quick, so a quick try never replaces the committed benchmark)")
     ap.add_argument("--device", default="auto", help="cpu, cuda, cuda:1 (auto: cuda if available)")
     ap.add_argument("--quick", action="store_true", help="CI size: tiny 2-layer shape, B in {2,4}, T=32 (a few minutes on 2 busy CPU cores)")
@@ -896,7 +877,7 @@ def main(argv=None) -> int:
     ap.add_argument("--threads", type=int, default=None, help="torch threads per configuration (default: torch's)")
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--resume", action="store_true", help="keep ok/refused records already in OUT/bench.json")
-    ap.add_argument("--report-only", action="store_true", help="only redo ratios.json and bench.png from OUT/bench.json")
+    ap.add_argument("--report-only", action="store_true", help="only redo ratios.json (and `dptie bench`: bench.png) from OUT/bench.json")
     ap.add_argument("--study", action="store_true", help=f"the study's shape instead of the grid: the default preset's model on SST-2, "
                     f"Poisson batches of B = {STUDY_B} in its micro-batches, T <= 64, one thread; writes OUT/study.json and "
                     "OUT/study.png (with --quick: a tiny random GPT-2 on 64 examples, into scratch/bench)")
@@ -910,6 +891,18 @@ def main(argv=None) -> int:
                                                                 "(default: all; q = B/N over them)")
     ap.add_argument("--one", default=None, help=argparse.SUPPRESS)
     ap.add_argument("--result", default=None, help=argparse.SUPPRESS)
+    return ap
+
+def _out(a) -> Path: return Path(a.out or ("scratch/bench" if a.quick else "reports/bench"))
+
+def bench_out(argv=None) -> Path|None:
+    "The folder in which `main(argv)` writes `bench.json` (None for --study and --side-by-side, which write none)."
+    a = _parser().parse_args(argv)
+    return None if a.one is not None or a.study or a.side_by_side else _out(a)
+
+def main(argv=None) -> int:
+    "`dptie bench`: peak memory and time per step of nonprivate, dptie and Opacus training steps; --study: examples/s at the study's shape."
+    ap = _parser()
     a = ap.parse_args(argv)
     if a.one is not None:
         if a.result: _child_entry(json.loads(a.one), a.result)
@@ -924,10 +917,9 @@ def main(argv=None) -> int:
     if steps < 1 or a.warmup < 0 or a.repeats < 1:
         ap.error(f"--steps must be ≥ 1, --warmup ≥ 0 and --repeats ≥ 1 (got {steps}, {a.warmup}, {a.repeats})")
     rshape, rB = (a.ratio_at or ("tiny:4" if a.quick else "distilgpt2:16")).split(":")
-    out = Path(a.out or ("scratch/bench" if a.quick else "reports/bench"))
+    out = _out(a)
 
     if not a.report_only:
-        import torch
         dev = ("cuda" if torch.cuda.is_available() else "cpu") if a.device == "auto" else a.device
         cap = a.max_rss_gb * 1024 if a.max_rss_gb else (0.85 * m if (m := _mem_available_mb()) else None)
         if dev.startswith("cuda"): cap = None  # the GPU's own OOM error is caught in the child
@@ -941,13 +933,10 @@ def main(argv=None) -> int:
     recs = json.loads((out/"bench.json").read_text())
     rows = ratios(recs, rshape, int(rB), T)
     atomic_write_json(out/"ratios.json", rows)
-    from dptie_nb.figures import plot_bench    # the report's figure: one picture of the benchmark everywhere
-    from dptie_nb.results import load_bench
-    plot_bench(load_bench(out/"bench.json")[0], save=out/"bench.png")
     print(format_ratios(rows))
     for loss in LOSSES:
         if (pt := profile_table(recs, rshape, int(rB), loss)): print(f"\nprofile of one step, {rshape} B={rB} {loss} loss (s):\n{pt}")
-    print(f"wrote {out/'bench.json'}, {out/'ratios.json'}, {out/'bench.png'}")
+    print(f"wrote {out/'bench.json'}, {out/'ratios.json'}")
     return 0 if any(r["status"] == "ok" for r in recs) else 1
 
 STUDY_QUICK = dict(batch_size=16, micro_batch_size=8, max_len=32, train_cap=64, dev_cap=16)  # --study --quick, with a tiny model
@@ -957,7 +946,7 @@ def _study_main(a) -> int:
     if a.steps < 1 or a.warmup < 1 or a.repeats < 1:
         raise ValueError(f"--study needs --steps >= 1, --warmup >= 1 (the first-step check is timed against it) and --repeats >= 1 "
                          f"(got {a.steps}, {a.warmup}, {a.repeats})")
-    out = Path(a.out or ("scratch/bench" if a.quick else "reports/bench"))
+    out = _out(a)
     _check_study(_csv(a.losses or []), _csv(a.modes or []))
     with tempfile.TemporaryDirectory() as tmp:
         over = dict(STUDY_QUICK, model=str(tiny_study_model(Path(tmp)/"tiny-gpt2"))) if a.quick else {}

@@ -4,38 +4,52 @@
 
 # %% ../nbs/11_cli.ipynb #6a0c036d
 from __future__ import annotations
-import importlib, sys
+import argparse, sys
+from pathlib import Path
+
+from . import bench, pretrain, report, sweep, train
+from .definitions import check_preset, preset_dir
+from .figures import plot_bench
+from .results import load_bench
 
 # %% auto #0
-__all__ = ['COMMANDS', 'study', 'main']
+__all__ = ['COMMANDS', 'bench_command', 'study', 'main']
 
 # %% ../nbs/11_cli.ipynb #4b37a20f
-COMMANDS = {"train": ("dptie_nb.train", "fine-tune one model on one task (no notebook)"),
-            "sweep": ("dptie_nb.sweep", "run a preset's grid of experiment notebooks with papermill"),
-            "report": ("dptie_nb.report", "render a preset's report.html and report.md from its runs"),
-            "study": (None, "the main job: a preset's sweep, then the report"),
-            "bench": ("dptie_nb.bench", "peak memory and time per step: dptie against Opacus"),
-            "pretrain": ("dptie_nb.pretrain", "pretrain a small GPT-2-shaped model on a text corpus")}
-
-def _usage() -> str:
-    return "usage: dptie COMMAND [options]\n\ncommands:\n" + "\n".join(f"  {k:9s} {v[1]}" for k, v in COMMANDS.items()) + \
-           "\n\n'dptie COMMAND --help' shows a command's options."
+def bench_command(argv=None) -> int:
+    "`dptie bench`: the benchmark (`dptie_nb.bench`: OUT/bench.json, ratios.json), then its figure OUT/bench.png, the report's own."
+    rc, out = bench.main(argv), bench.bench_out(argv)
+    if out is not None and (out/"bench.json").exists():
+        plot_bench(load_bench(out/"bench.json")[0], save=out/"bench.png")   # one picture of the benchmark, here and in every report
+        print(f"wrote {out/'bench.png'}")
+    return rc
 
 def study(argv=None) -> int:
     "`dptie study [--preset default] [--jobs N] [--out reports/PRESET]`: the sweep, then the report, even if some runs failed."
-    import argparse
-    from dptie_nb import sweep, report
-    from dptie_nb.sweep import preset_dir
     ap = argparse.ArgumentParser(prog="dptie study", description=study.__doc__)
-    ap.add_argument("--preset", default="default"); ap.add_argument("--jobs", type=int, default=2)
-    ap.add_argument("--out", default=None, help="the preset's runs, figures and report go here (default: reports/PRESET)")
+    ap.add_argument("--preset", default="default", help="the preset to run and report, a name of nbs/study/presets.toml "
+                                                        "(default: default, the embedded study)")
+    ap.add_argument("--jobs", type=int, default=2, help="notebooks run at the same time, each with cpu_count / JOBS threads (default: 2)")
+    ap.add_argument("--out", default=None, help="the preset's runs, figures and report go here (default: reports/PRESET; a fresh "
+                                                "folder such as scratch/PRESET reruns every run)")
     a = ap.parse_args(argv)
+    check_preset(a.preset)  # a typo is refused before anything is made
     a.out = str(a.out or preset_dir(a.preset))
 
     rc = sweep.main(["--preset", a.preset, "--jobs", str(a.jobs), "--out", a.out])
     rr = report.main(["--preset", a.preset, "--out", a.out])
     return rc or rr
 
+COMMANDS = {"train": (train.main, "fine-tune one model on one task (no notebook)"),
+            "sweep": (sweep.main, "run a preset's grid of experiment notebooks with papermill"),
+            "report": (report.main, "render a preset's report.html and report.md from its runs"),
+            "study": (study, "the main job: a preset's sweep, then the report"),
+            "bench": (bench_command, "peak memory and time per step: dptie against Opacus"),
+            "pretrain": (pretrain.main, "pretrain a small GPT-2-shaped model on a text corpus")}
+
+def _usage() -> str:
+    return "usage: dptie COMMAND [options]\n\ncommands:\n" + "\n".join(f"  {k:9s} {v[1]}" for k, v in COMMANDS.items()) + \
+           "\n\n'dptie COMMAND --help' shows a command's options."
 
 def main(argv=None) -> int:
     "Dispatch `dptie COMMAND ...` to the module that does the work."
@@ -45,7 +59,7 @@ def main(argv=None) -> int:
     cmd, rest = argv[0], argv[1:]
     if cmd not in COMMANDS:
         print(f"dptie: unknown command {cmd!r}\n\n{_usage()}", file=sys.stderr); return 2
-    try: rc = study(rest) if cmd == "study" else importlib.import_module(COMMANDS[cmd][0]).main(rest)
+    try: rc = COMMANDS[cmd][0](rest)
     except (ValueError, FileNotFoundError) as e:  # bad input: the message says what and what to do; no traceback
         print(f"dptie {cmd}: error: {e}", file=sys.stderr); return 2
     except KeyboardInterrupt:

@@ -11,7 +11,8 @@ import numpy as np
 import pandas as pd
 from matplotlib.figure import Figure
 
-from .results import (MODE_LABELS, MODE_ORDER, bench_groups, eps_key, eps_text, is_dp, run_epsilon, evals_frame, history_frame, mode_order, norms_table, paired_diffs,
+from .definitions import MODE_LABELS, MODE_ORDER
+from .results import (bench_groups, eps_key, eps_text, is_dp, run_epsilon, evals_frame, history_frame, mode_order, norms_table, paired_diffs,
                               paper_gaps, part_index, part_keys, part_label, parts_frame, summarise, task_key, chance_of)
 
 # %% auto #0

@@ -13,11 +13,12 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
-from .results import (BENCH_COLUMNS, DIFF_COLUMNS, GLUE_TRAIN_ROWS, MODE_LABELS, BY_HAND, is_dp, accountant_table, bench_status, chance_of,
+from .results import (BENCH_COLUMNS, DIFF_COLUMNS, GLUE_TRAIN_ROWS, BY_HAND, is_dp, accountant_table, bench_status, chance_of,
                               comparisons, eps_key, eps_text, get_key, norms_table, paired_diffs, paper_gaps, paper_gap_tests, paper_memory, paper_steps,
                               part_index, summarise)
-from .config import CLIP_ONLY, eps_label
 from .assets import shown_path
+from .config import CLIP_ONLY, eps_label
+from .definitions import MODE_LABELS, load_presets
 
 # %% auto #0
 __all__ = ['STYLES', 'PHRASES', 'METRICS', 'RATIO_PAIRS', 'QUESTIONS', 'DIFFERENCES', 'SETUP_PHRASES', 'num', 'signed', 'ci_text',
@@ -513,7 +514,6 @@ def goal_check(runs:pd.DataFrame, # runs from `load_runs`
     "The preset's stated goal (`goal`: per ε, the dev accuracy every DP run of its primary task and regime should reach) against the runs; empty without one"
     tags = sorted({t.split("-")[0] for t in runs.tag.dropna() if t}) if len(runs) else []
     if presets is None:
-        from dptie_nb.sweep import load_presets
         try: presets = load_presets()
         except (FileNotFoundError, ValueError): return ""
     goals = [(t, presets[t]) for t in tags if isinstance(presets.get(t), dict) and "goal" in presets[t]]

@@ -4,21 +4,28 @@
 
 # %% ../nbs/09c_report.ipynb #c8825035
 from __future__ import annotations
-import argparse, json, math, sys
+import argparse, base64, json, math, sys
+from html import escape
 from pathlib import Path
 
+import nbformat
 import numpy as np
 import pandas as pd
+from IPython.display import Markdown, display
 from matplotlib.figure import Figure
+from nbconvert import HTMLExporter, MarkdownExporter
+from papermill import PapermillExecutionError
+from traitlets.config import Config
 
-from .config import STUDY
-from .figures import fig_png
 from .assets import shown_path
+from .config import STUDY
+from .definitions import MODE_LABELS, check_preset, load_presets, preset_dir
+from .runner import run_notebook
+from .figures import fig_png
 from .findings import RATIO_PAIRS, pair_ratios, paper_slowdown, cell_text, ci_text, comparison_verdict, num, pct, signed, values_text, verdict
-
-from .results import (BASELINE_MODE, DIFF_COLUMNS, MODE_LABELS, POINTS, bench_groups, bench_status, comparisons, eps_key, eps_label, mode_order,
+from .results import (BASELINE_MODE, DIFF_COLUMNS, POINTS, bench_groups, bench_status, comparisons, eps_key, eps_label, mode_order,
                               norms_table, paired_diffs, paper_gaps, paper_gap_tests, paper_memory,
- part_keys, part_label, summarise, task_key, with_variants, load_runs)
+                              part_keys, part_label, summarise, task_key, with_variants, load_runs)
 
 # %% auto #0
 __all__ = ['EVAL_LABELS', 'PAGE_CSS', 'results_table', 'eval_table', 'norms_summary', 'pilot_table', 'paper_table',
@@ -337,14 +344,12 @@ class Table:
 # %% ../nbs/09c_report.ipynb #ad0e1fca
 def md(text:str):
     "Show Markdown in a notebook (nothing for an empty string)."
-    from IPython.display import Markdown, display
     if text: display(Markdown(text))
 
 def show_table(df:pd.DataFrame|None, # the table
                empty:str|None=None, # what to say when it is empty (None: nothing)
               ):
     "Show a table in a notebook (HTML and Markdown), or what to say when there is nothing to show."
-    from IPython.display import display
     if df is not None and len(df): display(Table(df))
     elif empty: md(f"*{empty}*")
 
@@ -355,14 +360,12 @@ def show(fig:Figure|None, # a figure (None: nothing to show)
          empty:str|None=None, # what to say when there is no figure (None: nothing)
         ):
     "Show a figure with its alt text (HTML: inline PNG; Markdown: figures/`name`.png) and save it to `figdir`."
-    import base64, html
-    from IPython.display import display
     if fig is None: return md(f"*{empty}*" if empty else "")
     if not alt.strip(): raise ValueError(f"figure {name!r}: give it alt text")
     png = fig_png(fig)
     Path(figdir).mkdir(parents=True, exist_ok=True); (Path(figdir)/f"{name}.png").write_bytes(png)
     src = f"data:image/png;base64,{base64.b64encode(png).decode()}"
-    display({"text/html": f'<img src="{src}" alt="{html.escape(alt)}">',
+    display({"text/html": f'<img src="{src}" alt="{escape(alt)}">',
              "text/markdown": f"![{alt}]({Path(figdir).name}/{name}.png)"}, raw=True)
 
 
@@ -386,9 +389,8 @@ def page(body:str, # the notebook's outputs as HTML (nbconvert's `basic` templat
          title:str, # the page's title
         ) -> str:
     "A page that stands alone offline: our title and style, no script, no font or stylesheet from elsewhere"
-    import html
     return (f'<!DOCTYPE html>\n<html lang="en">\n<head>\n<meta charset="utf-8">\n'
-            f'<meta name="viewport" content="width=device-width, initial-scale=1">\n<title>{html.escape(title)}</title>\n'
+            f'<meta name="viewport" content="width=device-width, initial-scale=1">\n<title>{escape(title)}</title>\n'
             f"<style>{PAGE_CSS}</style>\n</head>\n<body>\n<main>\n{body}\n</main>\n</body>\n</html>\n")
 
 def _title(nb) -> str:
@@ -402,9 +404,6 @@ def export_notebook(nb_path:str|Path, # an executed notebook
                     stem:str="report", # file name of the outputs
                    ) -> dict:
     "Convert an executed notebook to HTML (figures inline) and Markdown (figures as PNG files), without input cells."
-    import nbformat
-    from nbconvert import HTMLExporter, MarkdownExporter
-    from traitlets.config import Config
     out = Path(out)
     nb = nbformat.read(str(nb_path), as_version=4)
     nb.cells = [c for c in nb.cells if c.cell_type != "raw"]  # front matter
@@ -432,21 +431,18 @@ def render_report(runs_dir:str|Path="reports/runs", # folder of the runs
                   timeout:int=1800, # seconds a cell may run
                  ) -> dict:
     "Execute the report template over the runs and write report.html and report.md (with figures) to `out`."
-    import papermill as pm
-    from dptie_nb.sweep import kernel_manager
-    out = Path(out).resolve(); out.mkdir(parents=True, exist_ok=True)
+    out = Path(out).resolve()
 
     template = Path(template or STUDY/"report.ipynb")
     if not template.exists(): raise FileNotFoundError(f"no report template at {template}; run from a clone of the repository")
+    out.mkdir(parents=True, exist_ok=True)
     params = dict(runs_dir=str(Path(runs_dir).resolve()), bench=str(Path(bench).resolve()) if bench else None,
                   out=str(out), paper=str(Path(paper).resolve()) if paper else None,
                   appendix_runs=str(Path(appendix_runs).resolve()) if appendix_runs else None)
 
     executed, err = out/"report.ipynb", None
-    try:
-        pm.execute_notebook(str(template), str(executed), parameters=params, kernel_name="python3", progress_bar=False,
-                            cwd=str(out), execution_timeout=timeout, kernel_manager_class=kernel_manager())
-    except pm.PapermillExecutionError as e: err = e
+    try: run_notebook(template, executed, params, timeout)
+    except PapermillExecutionError as e: err = e
     res = dict(export_notebook(executed, out), notebook=executed)
     if err is not None: raise err
     return res
@@ -454,17 +450,16 @@ def render_report(runs_dir:str|Path="reports/runs", # folder of the runs
 def main(argv=None):
     "`dptie report`: render the report from the runs, the benchmark and the seed paper's numbers."
     ap = argparse.ArgumentParser(prog="dptie report", description=render_report.__doc__)
-    ap.add_argument("--preset", default="default", help="the preset whose study to report: its folder is reports/PRESET")
+    ap.add_argument("--preset", default="default", help="the preset whose study to report (a name of nbs/study/presets.toml): its folder is reports/PRESET")
     ap.add_argument("--out", default=None, help="report.html, report.md and figures/ go here (default: reports/PRESET)")
     ap.add_argument("--runs", default=None, help="folder of the runs (default: OUT/runs)")
     ap.add_argument("--bench", default=None, help="the benchmark JSON (default: reports/bench/bench.json, the engine "
                                                   "benchmark every preset shares; may be missing)")
     ap.add_argument("--paper", default=None, help="seed-paper.json (default: $DPTIE_ASSETS/../reference/seed-paper.json)")
     a = ap.parse_args(argv)
-    out = Path(a.out or Path("reports")/a.preset)
-    from dptie_nb.sweep import load_presets
-    appendix = None if a.runs else (load_presets().get(a.preset) or {}).get("appendix")  # the preset's pilot, in an appendix
-  # a preset whose runs this report shows in an appendix (the pilot)
+    preset = check_preset(a.preset, load_presets())  # a typo is refused before anything is made
+    out = Path(a.out or preset_dir(a.preset))
+    appendix = None if a.runs else preset.get("appendix")  # a preset whose runs this report shows in an appendix (the pilot)
     runs_dir = Path(a.runs or out/"runs")
     runs, skipped = load_runs(runs_dir)
     for s in skipped: print(f"dptie report: skipped {s['run_id'] or s['path']}: {s['reason']}", file=sys.stderr)

@@ -5,6 +5,7 @@
 # %% ../nbs/09_results.ipynb #9b875a50
 from __future__ import annotations
 import base64, json, math, os, re, sys
+from dataclasses import fields
 from decimal import ROUND_CEILING, Decimal
 from pathlib import Path
 
@@ -12,15 +13,15 @@ import numpy as np
 import pandas as pd
 from scipy import optimize, stats
 
-from .bench import MODE_LABELS
-from .config import CLIP_ONLY, NONPRIVATE, SAME_SETTING, eps_label, parse_epsilon
 from .assets import shown_path
+from .config import CLIP_ONLY, NONPRIVATE, SAME_SETTING, RunConfig, eps_label, parse_epsilon
+from .definitions import MODE_ORDER, load_presets
 
 # %% auto #0
 __all__ = ['TASK_ORDER', 'GLUE_TRAIN_ROWS', 'SPENT_RTOL', 'NONPRIVATE_IGNORED', 'PARTS', 'TOTAL_KEYS', 'RUN_COLUMNS', 'BELOW_ACC',
            'POINTS', 'PANEL_KEYS', 'SUMMARY_COLUMNS', 'DIFF_COLUMNS', 'EQUIV_MARGIN', 'PRIMARY_EXTRA',
-           'COMPARISON_COLUMNS', 'EVALS_COLUMNS', 'MODE_ORDER', 'BASELINE_MODE', 'BENCH_COLUMNS', 'NORMS_COLUMNS',
-           'BY_HAND', 'ACCOUNTANT_COLUMNS', 'task_key', 'eps_key', 'is_dp', 'eps_text', 'sigma_label', 'spent_epsilon',
+           'COMPARISON_COLUMNS', 'EVALS_COLUMNS', 'BASELINE_MODE', 'BENCH_COLUMNS', 'NORMS_COLUMNS', 'BY_HAND',
+           'ACCOUNTANT_COLUMNS', 'task_key', 'eps_key', 'is_dp', 'eps_text', 'sigma_label', 'spent_epsilon',
            'run_epsilon', 'arm_of', 'setting_of', 'part_index', 'part_keys', 'part_label', 'run_parts', 'part_shares',
            'MissingKey', 'get_key', 'chance_of', 'eval_fields', 'predicts_one_class', 'unpack_bits', 'mechanism_fields',
            'run_row', 'load_runs', 't_interval', 'with_variants', 'summarise', 'paired_diffs', 'holm', 'tost', 'mde',
@@ -98,8 +99,6 @@ def arm_of(cfg:dict) -> str:
 
 def setting_of(cfg:dict) -> str:
     "Every setting of a run that can change its numbers, except tying and seed, as a JSON key."
-    from dataclasses import fields
-    from dptie_nb.config import RunConfig
     cfg = {**{f.name: f.default for f in fields(RunConfig)}, **cfg}  # a field added since the run was made: its default
     drop = set(SAME_SETTING) | {"tying", "seed", "head_init"}
     if cfg.get("epsilon") is None: drop |= set(NONPRIVATE_IGNORED)
@@ -449,8 +448,6 @@ PRIMARY_EXTRA = {"arm": "untied", "seeds": None, "margin": EQUIV_MARGIN}  # a de
 
 def check_primary(decl, where:str="primary") -> dict:
     "A `primary` declaration, checked and completed with `PRIMARY_EXTRA`'s defaults (epsilon parsed)."
-    from dataclasses import fields
-    from dptie_nb.config import RunConfig, parse_epsilon
     if not isinstance(decl, dict) or not decl:
         raise ValueError(f'{where} must be a table of settings, e.g. {{ task = "sst2", epsilon = 3, regime = "pretrained" }}')
     ok = {f.name for f in fields(RunConfig)} - set(SAME_SETTING) - {"tying", "seed", "head_init"}
@@ -467,7 +464,6 @@ def primary_of(runs:pd.DataFrame, presets:dict|None=None) -> tuple[dict|None, st
     "The checked primary declaration of the preset the runs were made by (their `tag`; presets default to presets.toml), and a note when none can be used."
     tags = sorted(set(runs.tag.dropna())) if len(runs) else []
     if presets is None:
-        from dptie_nb.sweep import load_presets
         try: presets = load_presets()
         except (FileNotFoundError, ValueError) as e: return None, f"no presets to read a primary comparison from ({e})"
     decls = {t: presets[t]["primary"] for t in tags if isinstance(presets.get(t), dict) and "primary" in presets[t]}
@@ -555,12 +551,11 @@ def evals_frame(m:dict) -> pd.DataFrame:
     return ev.assign(**{c: _num(ev[c]).to_numpy() for c in ev.columns}).assign(acc=lambda d: 100 * d.acc, bal_acc=lambda d: 100 * d.bal_acc)
 
 # %% ../nbs/09_results.ipynb #ce0d7b40
-MODE_ORDER = tuple(MODE_LABELS)  # the benchmark's modes and their labels live in `dptie_nb.bench`
 BASELINE_MODE = "opacus-pe-tied"
 BENCH_COLUMNS = ["panel", "shape", "mode", "B", "T", "loss", "status", "message", "peak_mem_mb", "step_time_s", "device"]
 
 def mode_order(modes) -> list:
-    "The benchmark's modes in report order (`MODE_ORDER`, then any other by name)."
+    "The benchmark's modes in report order (`MODE_ORDER` of `dptie_nb.definitions`, then any other by name)."
     o = {m: i for i, m in enumerate(MODE_ORDER)}
     return sorted(dict.fromkeys(modes), key=lambda m: (o.get(m, len(o)), m))
 

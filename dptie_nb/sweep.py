@@ -4,26 +4,24 @@
 
 # %% ../nbs/08_sweep.ipynb #46f17df0
 from __future__ import annotations
-import argparse, itertools, json, os, sys, time, tomllib, traceback
-from concurrent.futures import ThreadPoolExecutor, as_completed
+import argparse, itertools, json, os, subprocess, sys, threading, time
+from concurrent.futures import FIRST_COMPLETED, ThreadPoolExecutor, wait
 from dataclasses import asdict
 from pathlib import Path
 
+import papermill as pm
+
 from .files import atomic_write_json
+from .assets import AssetNotFound, GLUE_TASKS, assets_root, find_asset, model_source, project_root
 from .config import NEUTRAL, STUDY, RunConfig, config_diff, defaults, parse_epsilon
+from .definitions import check_preset, load_presets, preset_dir
+from .runner import run_notebook, stop_kernels
 
 # %% auto #0
-__all__ = ['load_presets', 'expand', 'kernel_manager', 'stop_kernels', 'template_path', 'check_parameters', 'run_status',
-           'run_one', 'check_assets', 'preset_dir', 'run_sweep', 'main']
+__all__ = ['STATUS', 'INTERRUPTED', 'HEARTBEAT_S', 'expand', 'template_path', 'check_parameters', 'run_status', 'set_aside',
+           'run_progress', 'run_one', 'check_assets', 'progress_line', 'run_sweep', 'main']
 
 # %% ../nbs/08_sweep.ipynb #9dd65e9b
-def load_presets(path:str|Path|None=None) -> dict:
-    "The presets file as a dict of presets."
-    path = Path(path or STUDY/"presets.toml")
-    if not path.exists(): raise FileNotFoundError(f"no presets file at {path}; run from a clone of the repository or pass --presets")
-    try: return tomllib.loads(path.read_text())
-    except tomllib.TOMLDecodeError as e: raise ValueError(f"{path} is not valid TOML: {e}") from None
-
 _DEFAULTS = defaults()
 
 def _value(k, v): return parse_epsilon(v) if k == "epsilon" else v
@@ -41,9 +39,7 @@ def expand(name:str, # preset name
            presets:dict|None=None, # presets (default: nbs/study/presets.toml)
           ) -> list[RunConfig]:
     "The runs of a preset: base settings, crossed with the grid (and the variants), plus any extra runs; then its `when` rules."
-    presets = presets if presets is not None else load_presets()
-    if name not in presets: raise ValueError(f"unknown preset {name!r}; presets: {sorted(presets)}")
-    p = presets[name]
+    p = check_preset(name, presets if presets is not None else load_presets())
     base, grid = dict(p.get("base", {})), dict(p.get("grid", {}))
     for k, v in grid.items():
         if not isinstance(v, list) or not v: raise ValueError(f"preset {name!r}: grid entry {k!r} must be a non-empty list")
@@ -64,30 +60,13 @@ def expand(name:str, # preset name
     return cfgs
 
 # %% ../nbs/08_sweep.ipynb #37c6e200
-_LIVE_KERNELS = set()  # the kernel managers of the notebooks this process runs now: a sweep stops them on Ctrl-C
-
-def kernel_manager():
-    "The kernel manager papermill starts our notebooks with: IPC sockets in a folder of each kernel's own (no TCP port to warn about, none shared by two kernels)"
-    import shutil, tempfile
-    from jupyter_client.manager import AsyncKernelManager
-    class IPCKernelManager(AsyncKernelManager):
-        def __init__(self, *a, **k):
-            super().__init__(*a, **k)
-            self.transport, self.ip = "ipc", str(Path(tempfile.mkdtemp(prefix="dptie-kernel-"))/"ipc")
-            _LIVE_KERNELS.add(self)
-        async def _async_cleanup_resources(self, restart:bool=False):  # what shutdown awaits: the socket files, then their folder
-            await super()._async_cleanup_resources(restart)
-            if not restart: shutil.rmtree(Path(self.ip).parent, ignore_errors=True); _LIVE_KERNELS.discard(self)
-        cleanup_resources = _async_cleanup_resources
-    return IPCKernelManager
-
-def stop_kernels() -> int:
-    "Kill the kernel of every notebook this process is running (its papermill run then fails at once); how many were killed"
-    n = 0
-    for km in list(_LIVE_KERNELS):
-        proc = getattr(getattr(km, "provisioner", None), "process", None)
-        if proc is not None and proc.poll() is None: proc.kill(); n += 1
-    return n
+STATUS = {"ok": "finished, with the settings the preset asks for: reused, not rerun",
+          "stale": "finished with other settings than the preset now asks for: the sweep refuses to start until it is moved",
+          "partial": "started and not finished (stopped, killed, or running now): the next sweep runs it, from its checkpoint if it saved one",
+          "interrupted": "stopped by Ctrl-C (failed.json says so): the next sweep runs it, from its checkpoint if it saved one",
+          "failed": "failed (failed.json or metrics.json says why): the next sweep runs it again",
+          "corrupt": "its metrics.json cannot be read: the next sweep moves it aside (metrics.json.corrupt-<time>) and runs it again",
+          "missing": "not started: the next sweep runs it"}  # what `run_status` says of a run, as `--list` and the README explain it
 
 def template_path(name:str="experiment") -> Path:
     "A papermill template under nbs/study/."
@@ -97,52 +76,79 @@ def template_path(name:str="experiment") -> Path:
 
 def check_parameters(template:Path, params:dict):
     "Refuse parameters the template's `parameters` cell does not declare."
-    import papermill as pm
     declared = set(pm.inspect_notebook(str(template)))
     if not declared: raise ValueError(f"{template} has no cell tagged 'parameters' (was the tag stripped by nbdev_clean?)")
     unknown = sorted(set(params) - declared)
     if unknown: raise ValueError(f"{template.name} does not declare parameter(s) {unknown}; it declares {sorted(declared)}")
 
-def run_status(run_dir:Path, cfg:RunConfig|None=None) -> str:
-    "'ok' when the run finished ('stale' when made with other settings than `cfg`), 'failed', 'partial' (a metrics file that is not finished or unreadable) or 'missing'."
-    mf = run_dir/"metrics.json"
-    if mf.exists():
-        try: m = json.loads(mf.read_text())
-        except (json.JSONDecodeError, OSError): return "partial"
-        if m.get("status") != "ok": return "partial"
-        return "stale" if cfg is not None and config_diff(m.get("config", {}), cfg) else "ok"
-    return "failed" if (run_dir/"failed.json").exists() else "missing"
+def _read(p:Path):
+    "A JSON file's content, None when it is missing, and ValueError when it cannot be read."
+    if not p.exists(): return None
+    try: return json.loads(p.read_text())
+    except (json.JSONDecodeError, OSError, UnicodeDecodeError) as e: raise ValueError(f"{p} is unreadable ({type(e).__name__})") from None
+
+def run_status(run_dir:Path, # a run's folder
+               cfg:RunConfig|None=None, # the run the preset asks for (to tell `stale` from `ok`)
+              ) -> str:
+    "What the run's folder holds, as one of the words of `STATUS`."
+    try: m = _read(run_dir/"metrics.json")
+    except ValueError: return "corrupt"
+    if m is not None and not isinstance(m, dict): return "corrupt"
+    if m and m.get("status") == "ok": return "stale" if cfg is not None and config_diff(m.get("config", {}), cfg) else "ok"
+    try: f = _read(run_dir/"failed.json")
+    except ValueError: f = {}
+    if f is not None: return "interrupted" if isinstance(f, dict) and f.get("interrupted") else "failed"
+    if m is None: return "missing"
+    return "failed" if m.get("status") == "failed" else "partial"
+
+def set_aside(path:Path) -> Path:
+    "Move a file that cannot be read out of the way, as `<name>.corrupt-<time>` beside it (never over another): where it went."
+    stamp, k = time.strftime("%Y%m%d-%H%M%S"), 0
+    while (dest := path.with_name(f"{path.name}.corrupt-{stamp}" + (f"-{k}" if k else ""))).exists(): k += 1
+    path.rename(dest)
+    return dest
+
+def run_progress(run_dir:Path) -> tuple[int, int]|None:
+    "(steps done, steps planned) of a run from its `metrics.json` as `train` rewrites it at each evaluation; None before it has one."
+    try: m = _read(run_dir/"metrics.json")
+    except ValueError: return None
+    if not isinstance(m, dict): return None
+    planned = (m.get("privacy") or {}).get("planned_steps")
+    steps = [r.get("step") for r in (m.get("history") or []) if isinstance(r, dict) and isinstance(r.get("step"), int)]
+    return (max(steps, default=0), int(planned)) if isinstance(planned, int) and planned > 0 else None
+
+INTERRUPTED = "interrupted by the user (Ctrl-C)"
 
 def run_one(cfg:RunConfig, # the run
             out:str|Path, # the runs go to out/runs/<run-id>/
             template:Path|None=None, # the experiment template
+            stop:threading.Event|None=None, # set by the sweep when Ctrl-C stops it
            ) -> dict:
     "Execute the experiment notebook for `cfg`; return its status, never raise for the run's own failure."
-    import papermill as pm
     run_dir = (Path(out)/"runs"/cfg.run_id()).resolve()
-    if run_status(run_dir) == "ok": return dict(run_id=cfg.run_id(), status="skipped", reason="metrics.json is complete")
-    run_dir.mkdir(parents=True, exist_ok=True)
-    (run_dir/"failed.json").unlink(missing_ok=True)
+    status = run_status(run_dir)
+    if status == "ok": return dict(run_id=cfg.run_id(), status="skipped", reason="metrics.json is complete")
     template = template or template_path()
     params = dict(asdict(cfg), out=str(run_dir))
     check_parameters(template, params)
+    run_dir.mkdir(parents=True, exist_ok=True)
+    aside = set_aside(run_dir/"metrics.json") if status == "corrupt" else None
+    (run_dir/"failed.json").unlink(missing_ok=True)
     t0 = time.time()
-    try:
-        # no `cwd=`: papermill would chdir the whole process, and the other jobs' threads resolve paths against it
-        pm.execute_notebook(str(template), str(run_dir/"experiment.ipynb"), parameters=params, kernel_name="python3",
-                            progress_bar=False, kernel_manager_class=kernel_manager())
-
+    try: run_notebook(template, run_dir/"experiment.ipynb", params)
     except Exception as e:
-        err = f"{type(e).__name__}: {str(e)[-2000:]}"
-        atomic_write_json(run_dir/"failed.json", dict(run_id=cfg.run_id(), config=asdict(cfg), error=err, seconds=time.time() - t0))
-        return dict(run_id=cfg.run_id(), status="failed", error=err.splitlines()[-1] if err else err, seconds=time.time() - t0)
+        stopped = stop is not None and stop.is_set()
+        err = INTERRUPTED if stopped else f"{type(e).__name__}: {str(e)[-2000:]}"
+        atomic_write_json(run_dir/"failed.json", dict(run_id=cfg.run_id(), config=asdict(cfg), error=err, interrupted=stopped,
+                                                      detail=f"{type(e).__name__}: {str(e)[-500:]}", seconds=time.time() - t0))
+        return dict(run_id=cfg.run_id(), status="interrupted" if stopped else "failed", error=err.splitlines()[-1] if err else err,
+                    seconds=time.time() - t0, set_aside=aside)
     m = json.loads((run_dir/"metrics.json").read_text())
-    return dict(run_id=cfg.run_id(), status=m["status"], dev_acc=m.get("final", {}).get("dev_acc"), seconds=time.time() - t0)
+    return dict(run_id=cfg.run_id(), status=m["status"], dev_acc=m.get("final", {}).get("dev_acc"), seconds=time.time() - t0, set_aside=aside)
 
 # %% ../nbs/08_sweep.ipynb #s8chk001
 def check_assets(cfgs:list) -> None:
     "Fail before any run when the tokenizer, a model or a task's data that `cfgs` need cannot be found"
-    from dptie_nb.assets import AssetNotFound, GLUE_TASKS, assets_root, find_asset, model_source
     root = assets_root()                                  # an error when DPTIE_ASSETS names no folder
     if cfgs: find_asset("tokenizer", "gpt2")
     for name, regime in sorted({(c.model, c.regime) for c in cfgs}):
@@ -155,11 +161,40 @@ def check_assets(cfgs:list) -> None:
         if missing: raise AssetNotFound(f"task {task!r}: {', '.join(missing)} not found in DPTIE_ASSETS={str(root)!r}")
 
 # %% ../nbs/08_sweep.ipynb #a9c94c01
-def preset_dir(preset:str, # preset name
-               root:str|Path="reports", # where every preset's folder lies
-              ) -> Path:
-    "A preset's own folder, `reports/<preset>`: its runs, figures and report, apart from every other preset's"
-    return Path(root)/preset
+def _duration(s:float) -> str:
+    "Seconds as '40 s', '12 min' or '2 h 05 min'."
+    s = max(0.0, s)
+    return f"{s:.0f} s" if s < 90 else f"{s / 60:.0f} min" if s < 5400 else f"{int(s // 3600)} h {int(s % 3600 // 60):02d} min"
+
+def progress_line(running:dict, # run id -> (seconds since it started, (step, planned steps) or None)
+                  finished:list, # seconds each run finished by this sweep took
+                  queued:int, # runs not started yet
+                  jobs:int, # runs at a time
+                 ) -> str:
+    "Each running run's step of its planned steps, and the time left for the sweep at the pace so far."
+    pace = {rid: el * sp[1] / sp[0] for rid, (el, sp) in running.items() if sp and sp[0] > 0}  # a run's whole time at its pace
+    per = sum(finished) / len(finished) if finished else sum(pace.values()) / len(pace) if pace else None
+    parts = [f"{rid} step {sp[0]}/{sp[1]}" if sp else f"{rid} starting" for rid, (el, sp) in running.items()]
+    if per is None: eta = "time left: known once a run has taken a step"
+    else:
+        left = sum(max(0.0, pace.get(rid, per) - el) for rid, (el, _) in running.items()) + queued * per
+        eta = f"about {_duration(left / max(1, min(jobs, len(running) + queued)))} left"
+    return "  running: " + ", ".join(parts) + (f"; {queued} queued" if queued else "") + f"; {eta}"
+
+def _shown(p:Path) -> str:
+    "A path as a message shows it: relative to the working folder when it is under it."
+    p = Path(p).resolve()
+    return str(p.relative_to(Path.cwd())) if p.is_relative_to(Path.cwd()) else str(p)
+
+def _committed(runs:Path, ids:list) -> int:
+    "How many of the runs `ids` under `runs` have a `metrics.json` that git tracks (0 outside a clone)."
+    try: r = subprocess.run(["git", "-C", str(runs.parent), "ls-files", "--", str(runs)], capture_output=True, text=True, timeout=30)
+    except (OSError, subprocess.SubprocessError): return 0
+    if r.returncode != 0: return 0
+    tracked = {Path(l).parent.name for l in r.stdout.splitlines() if l.endswith("/metrics.json")}
+    return len(tracked & set(ids))
+
+HEARTBEAT_S = 300  # a progress line at least this often while runs execute, even when no step was reported
 
 def run_sweep(preset:str, # preset name
               jobs:int=1, # notebooks run at the same time
@@ -168,8 +203,9 @@ def run_sweep(preset:str, # preset name
               only:str|None=None, # run only runs whose name contains this
               template:Path|None=None, # the experiment template
               log=print, # where progress lines go
+              progress_s:float=20, # seconds between looks at the running runs' metrics.json
              ) -> list[dict]:
-    "Run every missing run of a preset, `jobs` at a time; a line per run; failures are recorded, not raised."
+    "Run every missing run of a preset, `jobs` at a time; a line per run and progress lines; failures are recorded, not raised."
     cfgs, out = expand(preset, presets), Path(out or preset_dir(preset)).resolve()
     if only: cfgs = [c for c in cfgs if only in c.run_id()]
     if not cfgs: raise ValueError(f"preset {preset!r}: no run matches only={only!r}")
@@ -181,34 +217,55 @@ def run_sweep(preset:str, # preset name
     stale = [c for c in cfgs if status[c.run_id()] == "stale"]
     if stale:
         d = config_diff(json.loads((out/"runs"/stale[0].run_id()/"metrics.json").read_text()).get("config", {}), stale[0])
-        raise ValueError(f"preset {preset!r}: {len(stale)} finished run(s) in {out/'runs'} were made with other settings, "
+        raise ValueError(f"preset {preset!r}: {len(stale)} finished run(s) in {_shown(out/'runs')} were made with other settings, "
                          f"e.g. {stale[0].run_id()}: {'; '.join(d[:4])}. Move or delete those run folders to rerun them with "
                          f"the preset's settings, or pass another --out.")
     todo = [c for c in cfgs if status[c.run_id()] != "ok"]
     check_assets(todo)  # one clear error before any run, not one failed run after another
-    log(f"dptie sweep {preset}: {len(cfgs)} runs, {len(cfgs) - len(todo)} already done, {len(todo)} to run, {jobs} at a time -> {Path(out)/'runs'}")
-    results, t0 = [], time.time()
+    done, runs = len(cfgs) - len(todo), _shown(out/"runs")
+    n_git = _committed(out/"runs", [c.run_id() for c in cfgs if status[c.run_id()] == "ok"]) if done else 0
+    reuse = (f"reusing the {done} finished run(s) in {runs}" + (f" ({n_git} committed to git)" if n_git else "") +
+             f" as they are: " if done else "")
+    log(f"dptie sweep {preset}: {reuse}{len(cfgs)} runs, {done} already done, {len(todo)} to run, {jobs} at a time -> {runs}"
+        + (f" (to rerun them into a fresh folder: --out scratch/{preset})" if done else ""))
+    results, t0, started, stop = [], time.time(), {}, threading.Event()
+    def job(c):
+        started[c.run_id()] = time.time()
+        return run_one(c, out, template, stop)
     ex = ThreadPoolExecutor(max_workers=jobs)
-    futs = {ex.submit(run_one, c, out, template): c for c in todo}
+    futs = {ex.submit(job, c): c for c in todo}
+    pending, shown, last = set(futs), None, time.time()
     try:
-        for k, f in enumerate(as_completed(futs), 1):
-            r = f.result(); results.append(r)
-            acc = f" dev_acc={r['dev_acc']:.3f}" if r.get("dev_acc") is not None else ""
-            why = f" ({r.get('error') or r.get('reason')})" if r["status"] != "ok" else ""
-            log(f"[{k}/{len(todo)}] {r['run_id']}: {r['status']}{acc} in {r.get('seconds', 0):.0f}s{why} (elapsed {time.time() - t0:.0f}s)")
+        while pending:
+            finished, pending = wait(pending, timeout=progress_s, return_when=FIRST_COMPLETED)
+            for f in finished:
+                r = f.result(); results.append(r)
+                acc = f" dev_acc={r['dev_acc']:.3f}" if r.get("dev_acc") is not None else ""
+                why = f" ({r.get('error') or r.get('reason')})" if r["status"] != "ok" else ""
+                kept = f"; its unreadable metrics.json was kept as {r['set_aside'].name}" if r.get("set_aside") else ""
+                log(f"[{len(results)}/{len(todo)}] {r['run_id']}: {r['status']}{acc} in {r.get('seconds', 0):.0f}s{why}{kept} "
+                    f"(elapsed {time.time() - t0:.0f}s)")
+            now = {futs[f].run_id(): (time.time() - started.get(futs[f].run_id(), time.time()), run_progress(out/"runs"/futs[f].run_id()))
+                   for f in pending if f.running()}
+            state = {rid: sp for rid, (_, sp) in now.items()}
+            if now and (state != shown or time.time() - last >= HEARTBEAT_S):
+                log(progress_line(now, [r.get("seconds", 0) for r in results if r["status"] == "ok"],
+                                  sum(not f.running() for f in pending), jobs))
+                shown, last = state, time.time()
     except KeyboardInterrupt:  # stop now: nothing queued starts, running notebooks lose their kernels, and we say what is where
+        stop.set()
         ex.shutdown(wait=False, cancel_futures=True)
         running = [futs[f].run_id() for f in futs if f.running()]
         while any(f.running() for f in futs): stop_kernels(); time.sleep(0.2)
         left = sum(f.cancelled() for f in futs)
         log(f"dptie sweep {preset}: interrupted. {len(results)} run(s) finished; {len(running)} stopped"
-            + (f" ({', '.join(running)}: failed.json says so)" if running else "") + f"; {left} not started. Nothing finished is "
-            f"lost: the same command runs what is missing -> {Path(out)/'runs'}")
+            + (f" ({', '.join(running)}: failed.json says '{INTERRUPTED}')" if running else "") + f"; {left} not started. Nothing "
+            f"finished is lost: the same command runs what is missing, a stopped run from its last checkpoint if it saved one -> {runs}")
         raise
     finally: ex.shutdown(wait=True)
 
     bad = [r for r in results if r["status"] == "failed"]
-    log(f"dptie sweep {preset}: done, {len(results) - len(bad)} ok, {len(bad)} failed" + (f": see {Path(out)/'runs'}/*/failed.json" if bad else ""))
+    log(f"dptie sweep {preset}: done, {len(results) - len(bad)} ok, {len(bad)} failed" + (f": see {runs}/*/failed.json" if bad else ""))
     return results
 
 def main(argv=None):
@@ -219,12 +276,15 @@ def main(argv=None):
     ap.add_argument("--out", default=None, help="results go to OUT/runs/<run-id>/ (default: reports/PRESET)")
     ap.add_argument("--only", default=None, help="run only the runs whose name contains this")
     ap.add_argument("--presets", default=None, help="another presets TOML file")
-    ap.add_argument("--list", action="store_true", help="list the preset's runs and their status (ok, stale: made with other settings, partial, failed, missing), run nothing")
+    ap.add_argument("--list", action="store_true", help=f"list the preset's runs and their status ({', '.join(STATUS)}), run nothing")
     a = ap.parse_args(argv)
     presets, a.out = load_presets(a.presets), a.out or preset_dir(a.preset)
+    check_preset(a.preset, presets)  # a typo is refused before anything is made
 
     if a.list:
-        for c in expand(a.preset, presets): print(f"{run_status(Path(a.out)/'runs'/c.run_id(), c):8s} {c.run_id()}")
+        st = [(run_status(Path(a.out)/"runs"/c.run_id(), c), c.run_id()) for c in expand(a.preset, presets)]
+        for s, rid in st: print(f"{s:11s} {rid}")
+        for s in dict.fromkeys(s for s, _ in st): print(f"{s}: {sum(x == s for x, _ in st)} run(s), {STATUS[s]}")
         return 0
     res = run_sweep(a.preset, a.jobs, a.out, presets, a.only)
     return 1 if any(r["status"] == "failed" for r in res) else 0

@@ -1,0 +1,133 @@
+"""The package's import graph, read from its code (`ast`, every import, at the top of a module or inside a function):
+no circle, and every arrow runs down the declared layers. `python tests/test_imports.py` prints the graph's numbers."""
+import ast, sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+PKG = ROOT/"dptie_nb"
+
+#: lowest first. A module imports modules of lower layers, and of its own wing; never one above it, nor the other
+#: wing of its layer: the jobs write files (runs, benchmark, models), the report wing reads them.
+LAYERS = [
+    {"plumbing": ["files", "runner", "accountant", "distributed", "factors", "assets"]},
+    {"definitions": ["config", "definitions"]},
+    {"engine": ["rules", "ghost", "data", "model", "dpoptim", "engine", "corpus", "lm"]},
+    {"jobs": ["train", "pretrain", "probe", "bench", "sweep"], "report": ["results", "figures", "findings", "report"]},
+    {"face": ["cli"]},
+]
+
+#: imports of the package inside a function, each with its reason; every other one sits at the top of its module
+IN_FUNCTIONS = {
+    ("bench", "study_child"): "its source runs alone in a fresh process, with the dptie_nb of the checkout it times",
+    ("bench", "_fallback_step"): "the same: a helper of study_child",
+    ("config", "*"): "owned by chapter 00b_config",
+    ("probe", "*"): "owned by chapter 10a_probe",
+    ("train", "*"): "owned by chapter 07_train",
+}
+
+def modules() -> list[str]:
+    return sorted(p.stem for p in PKG.glob("*.py") if p.stem not in ("__init__", "_modidx"))
+
+def _targets(node, mods:set) -> list[str]:
+    "The package modules an import node names."
+    if isinstance(node, ast.Import):
+        return [a.name.split(".")[1] for a in node.names if a.name.startswith("dptie_nb.") and a.name.split(".")[1] in mods]
+    if node.level == 1 or node.module == "dptie_nb" or (node.module or "").startswith("dptie_nb."):
+        base = node.module.split(".")[-1] if node.module and node.module != "dptie_nb" else None
+        if base and base in mods: return [base]
+        return [a.name for a in node.names if a.name in mods]
+    return []
+
+def imports(mod:str) -> list[tuple[str, str|None]]:
+    "(imported module, enclosing function or None) for each import of the package in `mod`, `importlib.import_module('dptie_nb.x')` included."
+    mods, tree = set(modules()), ast.parse((PKG/f"{mod}.py").read_text())
+    out = []
+    def visit(node, fn):
+        for ch in ast.iter_child_nodes(node):
+            f = ch.name if isinstance(ch, (ast.FunctionDef, ast.AsyncFunctionDef)) and fn is None else fn
+            if isinstance(ch, (ast.Import, ast.ImportFrom)): out.extend((t, fn) for t in _targets(ch, mods))
+            elif (isinstance(ch, ast.Call) and getattr(ch.func, "attr", getattr(ch.func, "id", None)) == "import_module" and ch.args
+                  and isinstance(ch.args[0], ast.Constant) and str(ch.args[0].value).startswith("dptie_nb.")):
+                t = str(ch.args[0].value).split(".")[1]
+                if t in mods: out.append((t, fn))
+            visit(ch, f)
+    visit(tree, None)
+    return [(t, fn) for t, fn in out if t != mod]
+
+def graph() -> dict[str, set]:
+    return {m: {t for t, _ in imports(m)} for m in modules()}
+
+def cycles(g:dict) -> list[list[str]]:
+    "The strongly connected components of more than one module (Tarjan), each sorted."
+    index, low, stack, on, out, n = {}, {}, [], set(), [], [0]
+    def strong(v):
+        index[v] = low[v] = n[0]; n[0] += 1; stack.append(v); on.add(v)
+        for w in sorted(g[v]):
+            if w not in index: strong(w); low[v] = min(low[v], low[w])
+            elif w in on: low[v] = min(low[v], index[w])
+        if low[v] == index[v]:
+            comp = []
+            while True:
+                w = stack.pop(); on.discard(w); comp.append(w)
+                if w == v: break
+            if len(comp) > 1: out.append(sorted(comp))
+    sys.setrecursionlimit(10_000)
+    for v in sorted(g):
+        if v not in index: strong(v)
+    return out
+
+def levels(g:dict) -> dict[str, int]:
+    "Each module's level: 1 for one that imports nothing of the package, else one above the highest it imports (a circle counts once)."
+    memo = {}
+    def lv(m, seen=()):
+        if m in memo: return memo[m]
+        deps = [d for d in g[m] if d not in seen]
+        memo[m] = r = 1 + max((lv(d, seen + (m,)) for d in deps), default=0)
+        return r
+    return {m: lv(m) for m in g}
+
+def where(m:str) -> tuple[int, str]:
+    "(layer, wing) of a module in `LAYERS`."
+    hits = [(i, w) for i, layer in enumerate(LAYERS) for w, ms in layer.items() if m in ms]
+    assert len(hits) == 1, f"dptie_nb/{m}.py is in {len(hits)} places of LAYERS: give it one layer (tests/test_imports.py)"
+    return hits[0]
+
+def test_no_circle():
+    c = cycles(graph())
+    assert not c, f"import circles: {c}"
+
+def test_every_module_has_a_layer():
+    for m in modules(): where(m)
+    listed = {m for layer in LAYERS for ms in layer.values() for m in ms}
+    assert listed <= set(modules()), f"LAYERS names modules that do not exist: {sorted(listed - set(modules()))}"
+
+def test_arrows_run_down_the_layers():
+    bad = []
+    for m, deps in graph().items():
+        (lm, wm) = where(m)
+        for d in deps:
+            (ld, wd) = where(d)
+            if ld > lm or (ld == lm and wd != wm): bad.append(f"{m} ({wm}) imports {d} ({wd})")
+    assert not bad, "imports against the layers of tests/test_imports.py: " + "; ".join(sorted(bad))
+
+def test_report_wing_reads_only():
+    "results, figures, findings and report import neither the benchmark's code nor the sweep's"
+    for m in LAYERS[3]["report"]:
+        assert not graph()[m] & {"bench", "sweep", "train", "pretrain", "probe"}, (m, graph()[m])
+
+def test_imports_at_the_top():
+    hidden = [(m, t, fn) for m in modules() for t, fn in imports(m) if fn is not None
+              and (m, fn) not in IN_FUNCTIONS and (m, "*") not in IN_FUNCTIONS]
+    assert not hidden, f"imports of the package inside functions (move them to the top of the module): {hidden}"
+
+def numbers(g:dict|None=None) -> dict:
+    g = g or graph()
+    lv = levels(g)
+    return dict(modules=len(g), edges=sum(len(v) for v in g.values()), levels=max(lv.values()), cycles=len(cycles(g)),
+                in_functions=sum(1 for m in g for t, fn in imports(m) if fn is not None))
+
+if __name__ == "__main__":
+    g = graph(); lv = levels(g)
+    print(numbers(g))
+    for k in sorted(set(lv.values()), reverse=True): print(k, " ".join(sorted(m for m in lv if lv[m] == k)))
+    for c in cycles(g): print("circle:", " -> ".join(c))
