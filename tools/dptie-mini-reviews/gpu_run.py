@@ -7,15 +7,19 @@ paragraph` (xz), dptie-mini's weights rounded to bf16 (xz), its config, the GPT-
 2. runs `dptie pretrain --init-from dptie-mini` on the reviews (the first 200k tokens held out) for that many steps;
 3. writes the model in bf16, probes it on SST-2 beside dptie-mini and random init, and tars it in <16 MiB parts;
 4. the same for a wider model from random init, when --wide is given (its weights do not come back: too large).
-Everything measured goes to report.json in --out, rewritten after each phase, so a timeout still returns it."""
+Everything measured goes to report.json in --out, rewritten after each phase, so a timeout still returns it.
+
+Run from the repository root (the package installed): `python tools/dptie-mini-reviews/gpu_run.py --stage STAGE`.
+What it produced, the command it ran with and the commit it ran at are recorded in reports/models/dptie-mini-reviews/
+(README.md, gpu_report.json, gpu_log.txt); this copy imports today's names (dptie_nb.lm, dptie_nb.corpus)."""
 import argparse, contextlib, json, lzma, gzip, os, shutil, sys, tarfile, time, traceback
 from pathlib import Path
 
 T0 = time.time()
 p = argparse.ArgumentParser()
 p.add_argument("--stage", required=True, help="folder with the inputs (inputs/ layout)")
-p.add_argument("--work", default="/tmp/dptie-work")
-p.add_argument("--out", default=os.environ.get("OUT", "/tmp/dptie-out"))
+p.add_argument("--work", default="scratch/gpu-work")
+p.add_argument("--out", default=os.environ.get("OUT", "scratch/gpu-out"))
 p.add_argument("--device", default="cuda")
 p.add_argument("--main-seconds", type=float, default=225)
 p.add_argument("--wide-seconds", type=float, default=105)
@@ -49,7 +53,9 @@ os.environ["DPTIE_ASSETS"] = str(assets); os.environ["HF_HUB_OFFLINE"] = "1"
 say("inputs unpacked")
 
 import torch
-from dptie_nb.pretrain import main as pretrain_main, _quiet_build, make_optimizer, gpt2_config, load_tokens
+from dptie_nb.pretrain import main as pretrain_main
+from dptie_nb.lm import _quiet_build, gpt2_config, pretrain_optimizer as make_optimizer
+from dptie_nb.corpus import load_tokens
 from dptie_nb.model import build_model, lm_loss, param_counts
 from dptie_nb.probe import probe
 cuda = a.device.startswith("cuda")

@@ -3,13 +3,16 @@
 1. times a training step of the dptie-mini shape with the old layout (`lm_loss`, `[B, V, T-1]`) and the new one;
 2. trains the wider variant (4 layers x 512, 8 heads) from random initialisation on the reviews for a wall-clock
    budget with the new layout, and probes it on SST-2 (its weights are too large to bring back with the limits).
-Inputs as for gpu_run.py, without dptie-mini's weights. report2.json in --out is rewritten after each phase."""
+Inputs as for gpu_run.py, without dptie-mini's weights. report2.json in --out is rewritten after each phase.
+
+Run from the repository root (the package installed): `python tools/dptie-mini-reviews/gpu_run2.py --stage STAGE`;
+its record is in reports/models/dptie-mini-reviews/ (README.md, gpu_report2.json, gpu_log2.txt)."""
 import argparse, contextlib, json, lzma, gzip, os, shutil, sys, time, traceback
 from pathlib import Path
 T0 = time.time()
 p = argparse.ArgumentParser()
-p.add_argument("--stage", required=True); p.add_argument("--work", default="/tmp/dptie-work2")
-p.add_argument("--out", default=os.environ.get("OUT", "/tmp/dptie-out2")); p.add_argument("--device", default="cuda")
+p.add_argument("--stage", required=True); p.add_argument("--work", default="scratch/gpu-work2")
+p.add_argument("--out", default=os.environ.get("OUT", "scratch/gpu-out2")); p.add_argument("--device", default="cuda")
 p.add_argument("--wide-seconds", type=float, default=190); p.add_argument("--wide", default="4,8,512")
 p.add_argument("--batch-size", type=int, default=512); p.add_argument("--seq-len", type=int, default=128)
 p.add_argument("--lr", type=float, default=1.5e-3); p.add_argument("--max-steps", type=int, default=0)
@@ -31,7 +34,9 @@ shutil.copytree(stage/"assets", assets, dirs_exist_ok=True)
 with gzip.open(assets/"glue/SST-2/train.tsv.gz") as f, open(assets/"glue/SST-2/train.tsv", "wb") as g: shutil.copyfileobj(f, g)
 os.environ["DPTIE_ASSETS"] = str(assets); os.environ["HF_HUB_OFFLINE"] = "1"
 import torch
-from dptie_nb.pretrain import main as pretrain_main, _quiet_build, make_optimizer, gpt2_config, load_tokens, window_loss
+from dptie_nb.pretrain import main as pretrain_main
+from dptie_nb.lm import _quiet_build, gpt2_config, pretrain_optimizer as make_optimizer, window_loss
+from dptie_nb.corpus import load_tokens
 from dptie_nb.model import lm_loss, param_counts
 from dptie_nb.probe import probe
 cuda = a.device.startswith("cuda")
