@@ -224,10 +224,10 @@ def run_sweep(preset:str, # preset name
     check_assets(todo)  # one clear error before any run, not one failed run after another
     done, runs = len(cfgs) - len(todo), _shown(out/"runs")
     n_git = _committed(out/"runs", [c.run_id() for c in cfgs if status[c.run_id()] == "ok"]) if done else 0
-    reuse = (f"reusing the {done} finished run(s) in {runs}" + (f" ({n_git} committed to git)" if n_git else "") +
-             f" as they are: " if done else "")
-    log(f"dptie sweep {preset}: {reuse}{len(cfgs)} runs, {done} already done, {len(todo)} to run, {jobs} at a time -> {runs}"
-        + (f" (to rerun them into a fresh folder: --out scratch/{preset})" if done else ""))
+    head = f"{len(cfgs)} runs, {done} already done, {len(todo)} to run, {jobs} at a time"
+    log(f"dptie sweep {preset}: " + (f"reusing the {done} finished run(s) in {runs} as they are (" +
+                                     (f"{n_git} committed to git; " if n_git else "") +
+                                     f"to rerun them, give a fresh --out such as scratch/{preset}): {head}" if done else f"{head} -> {runs}"))
     results, t0, started, stop = [], time.time(), {}, threading.Event()
     def job(c):
         started[c.run_id()] = time.time()
@@ -265,7 +265,8 @@ def run_sweep(preset:str, # preset name
     finally: ex.shutdown(wait=True)
 
     bad = [r for r in results if r["status"] == "failed"]
-    log(f"dptie sweep {preset}: done, {len(results) - len(bad)} ok, {len(bad)} failed" + (f": see {runs}/*/failed.json" if bad else ""))
+    log(f"dptie sweep {preset}: " + (f"done, {len(results) - len(bad)} ok, {len(bad)} failed" if todo else "nothing to run")
+        + (f": see {runs}/*/failed.json" if bad else ""))
     return results
 
 def main(argv=None):

@@ -25,7 +25,8 @@ def test_smoke_sweep_and_report(tmp_path):
     assert {json.loads((r_/"metrics.json").read_text())["config"]["task"] for r_ in runs} == {"sst2", "qnli", "qqp"}
     # a second sweep finds everything done
     r2 = dptie("sweep", "--preset", "smoke", "--out", str(tmp_path), cwd=ROOT)
-    assert "7 already done, 0 to run" in r2.stdout, r2.stdout
+    first = r2.stdout.splitlines()[0]
+    assert "reusing the 7 finished run(s)" in first and "7 already done, 0 to run" in first, r2.stdout
     # a corrupt metrics file is skipped by the report, with its reason
     bad = tmp_path/"runs"/"broken-run"; bad.mkdir(); (bad/"metrics.json").write_text("{not json")
     r3 = dptie("report", "--runs", str(tmp_path/"runs"), "--out", str(tmp_path), cwd=ROOT)
@@ -37,6 +38,23 @@ def test_smoke_sweep_and_report(tmp_path):
 def test_unknown_preset_is_a_clear_error(tmp_path):
     r = dptie("sweep", "--preset", "nope", "--out", str(tmp_path), cwd=ROOT)
     assert r.returncode != 0 and "unknown preset 'nope'" in r.stderr, r.stderr[-2000:]
+
+def test_misspelt_preset_makes_nothing(tmp_path):
+    "`dptie report --preset defualt`: one line naming the closest preset, exit 2, and no reports/defualt/ left behind"
+    for cmd in ("report", "study"):
+        r = dptie(cmd, "--preset", "defualt", cwd=tmp_path)
+        assert r.returncode == 2 and r.stderr.count("\n") == 1, r.stdout + r.stderr
+        assert "unknown preset 'defualt' (did you mean 'default'?)" in r.stderr, r.stderr
+    assert not list(tmp_path.iterdir()), list(tmp_path.iterdir())
+
+def test_study_help_explains_its_options():
+    r = dptie("study", "--help", cwd=ROOT)
+    assert r.returncode == 0 and "the preset to run and report" in r.stdout and "notebooks run at the same time" in r.stdout, r.stdout
+
+def test_every_status_word_is_explained_in_the_readme():
+    from dptie_nb.sweep import STATUS
+    readme = (ROOT/"README.md").read_text()
+    assert [w for w in STATUS if f"- `{w}`:" not in readme] == [], "README's list of the words `dptie sweep --list` prints"
 
 def test_bad_epsilon_is_a_clear_error(tmp_path):
     r = dptie("train", "--epsilon", "0", "--out", str(tmp_path), cwd=ROOT)
