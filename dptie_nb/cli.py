@@ -5,7 +5,6 @@
 # %% ../nbs/11_cli.ipynb #6a0c036d
 from __future__ import annotations
 import argparse, sys
-from pathlib import Path
 
 from . import bench, pretrain, report, sweep, train
 from .definitions import check_preset, preset_dir

@@ -466,7 +466,7 @@ def main(argv=None):
 
     res = render_report(runs_dir, a.bench or Path("reports")/"bench"/"bench.json", out, a.paper,
                         appendix_runs=Path("reports")/appendix/"runs" if appendix else None)
-    print(f"dptie report: {len(runs)} runs -> {res['html']}, {res['md']} ({len(res['figures'])} figures)")
+    print(f"dptie report: {len(runs)} runs -> {shown_path(res['html'])}, {shown_path(res['md'])} ({len(res['figures'])} figures)")
     if not len(runs):
         print(f"dptie report: no readable run in {runs_dir} (each needs a metrics.json with status ok): run "
               f"`dptie sweep --preset {a.preset}` first, or pass --runs", file=sys.stderr)

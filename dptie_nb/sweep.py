@@ -224,7 +224,8 @@ def run_sweep(preset:str, # preset name
     check_assets(todo)  # one clear error before any run, not one failed run after another
     done, runs = len(cfgs) - len(todo), _shown(out/"runs")
     n_git = _committed(out/"runs", [c.run_id() for c in cfgs if status[c.run_id()] == "ok"]) if done else 0
-    head = f"{len(cfgs)} runs, {done} already done, {len(todo)} to run, {jobs} at a time"
+    resumes = sum((out/"runs"/c.run_id()/"checkpoint.pt").exists() for c in todo)
+    head = f"{len(cfgs)} runs, {done} already done, {len(todo)} to run" + (f" ({resumes} from its checkpoint)" if resumes else "") + f", {jobs} at a time"
     log(f"dptie sweep {preset}: " + (f"reusing the {done} finished run(s) in {runs} as they are (" +
                                      (f"{n_git} committed to git; " if n_git else "") +
                                      f"to rerun them, give a fresh --out such as scratch/{preset}): {head}" if done else f"{head} -> {runs}"))
