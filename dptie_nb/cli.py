@@ -44,7 +44,8 @@ COMMANDS = {"train": (train.main, "fine-tune one model on one task (no notebook)
             "report": (report.main, "render a preset's report.html and report.md from its runs"),
             "study": (study, "the main job: a preset's sweep, then the report"),
             "bench": (bench_command, "peak memory and time per step: dptie against Opacus"),
-            "pretrain": (pretrain.main, "pretrain a small GPT-2-shaped model on a text corpus")}
+            "pretrain": (pretrain.main, "pretrain a small GPT-2-shaped model on a text corpus"),
+            "run": (train.run_main, "run a papermill template, its parameters checked before a kernel starts")}
 
 def _usage() -> str:
     return "usage: dptie COMMAND [options]\n\ncommands:\n" + "\n".join(f"  {k:9s} {v[1]}" for k, v in COMMANDS.items()) + \

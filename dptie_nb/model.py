@@ -11,7 +11,7 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
-from .assets import AssetNotFound, model_source
+from .assets import AssetNotFound, model_source, shown_path
 
 # %% auto #0
 __all__ = ['TYINGS', 'is_tied', 'untie', 'build_model', 'param_counts', 'hidden_states', 'class_logits', 'class_loss', 'predict',
@@ -88,7 +88,7 @@ def build_model(spec, # a name (`gpt2`, `dptie-mini`), Hub id, folder, or `trans
         # checkpoints saved tied have no separate head: start it from the embedding (or at random)
         if is_tied(model) or weights is None or _head_missing(weights): untie(model, head_init)
     assert is_tied(model) == want_tied
-    model.dptie_info = dict(model=name, source=str(weights) if weights else None, pretrained=weights is not None,
+    model.dptie_info = dict(model=name, source=shown_path(weights) if weights else None, pretrained=weights is not None,
                             tying="tied" if want_tied else "untied", head_init=None if want_tied else head_init)
     if weights is None and device != "meta":
         msg = f"{name} is RANDOMLY INITIALISED (no pretrained weights were loaded)"

@@ -25,7 +25,7 @@ from .figures import fig_png
 from .findings import RATIO_PAIRS, pair_ratios, paper_slowdown, cell_text, ci_text, comparison_verdict, num, pct, signed, values_text, verdict
 from .results import (BASELINE_MODE, DIFF_COLUMNS, POINTS, bench_groups, bench_status, comparisons, eps_key, eps_label, mode_order,
                               norms_table, paired_diffs, paper_gaps, paper_gap_tests, paper_memory,
-                              part_keys, part_label, summarise, task_key, with_variants, load_runs)
+                              part_keys, part_label, summarise, task_key, with_variants, load_runs, find_paper)
 
 # %% auto #0
 __all__ = ['EVAL_LABELS', 'PAGE_CSS', 'results_table', 'eval_table', 'norms_summary', 'pilot_table', 'paper_table',
@@ -464,7 +464,10 @@ def main(argv=None):
     runs, skipped = load_runs(runs_dir)
     for s in skipped: print(f"dptie report: skipped {s['run_id'] or s['path']}: {s['reason']}", file=sys.stderr)
 
-    res = render_report(runs_dir, a.bench or Path("reports")/"bench"/"bench.json", out, a.paper,
+    paper = a.paper or find_paper()  # in this process, so that a missing reference is said on the console
+    if paper is None: print("dptie report: warning: no seed-paper.json (pass --paper): the report has no comparison with the "
+                            "seed paper", file=sys.stderr)
+    res = render_report(runs_dir, a.bench or Path("reports")/"bench"/"bench.json", out, paper,
                         appendix_runs=Path("reports")/appendix/"runs" if appendix else None)
     print(f"dptie report: {len(runs)} runs -> {shown_path(res['html'])}, {shown_path(res['md'])} ({len(res['figures'])} figures)")
     if not len(runs):

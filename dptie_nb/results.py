@@ -13,7 +13,7 @@ import numpy as np
 import pandas as pd
 from scipy import optimize, stats
 
-from .assets import shown_path
+from .assets import reference_file, shown_path
 from .config import CLIP_ONLY, NONPRIVATE, SAME_SETTING, RunConfig, eps_label, parse_epsilon
 from .definitions import MODE_ORDER, load_presets
 
@@ -607,13 +607,9 @@ def bench_groups(bench:pd.DataFrame) -> list:
 
 # %% ../nbs/09_results.ipynb #16ab235e
 def find_paper(path:str|Path|None=None) -> Path|None:
-    "The seed paper's JSON: `path` if given, else `$DPTIE_ASSETS/../reference/seed-paper.json`, else None."
+    "The seed paper's JSON: `path` if given, else `reference/seed-paper.json` beside `$DPTIE_ASSETS` (a loud warning if missing), else None."
     if path: return Path(path)
-    a = os.environ.get("DPTIE_ASSETS")
-    if a:
-        p = Path(a)/".."/"reference"/"seed-paper.json"
-        if p.exists(): return p.resolve()
-    return None
+    return reference_file("seed-paper.json")
 
 def load_paper(path:str|Path|None=None) -> tuple[dict|None, str|None]:
     "The seed paper's numbers and None, or None and why they are not available."
