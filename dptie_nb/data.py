@@ -13,6 +13,7 @@ import pandas as pd
 import torch
 
 from .assets import check_task, load_glue, load_tokenizer
+from .distributed import all_gather_objects
 
 # %% auto #0
 __all__ = ['TASKS', 'TaskSpec', 'get_task', 'label_ids', 'task_labels', 'encode_prompt', 'EncodedTask', 'label_token_ids',
@@ -142,7 +143,7 @@ def load_task(task:str, # "sst2", "qnli" or "qqp"
 # %% ../nbs/01_data.ipynb #089afcb0
 class _Draws:
     "What a sampler has handed out: the next step it may draw, how many batches, the last one (mutable, inside a frozen sampler)"
-    def __init__(self): self.next, self.count, self.last, self.last_step = 0, 0, None, None
+    def __init__(self): self.next, self.count, self.last = 0, 0, None
 
 @dataclass(frozen=True)
 class PoissonSampler:
@@ -168,8 +169,8 @@ class PoissonSampler:
                              "not count. Number steps globally across epochs (step = epoch * steps_per_epoch + k), never "
                              "restart them; a new run needs a new sampler")
         idx = self._secure_batch() if self.secure else self._seeded_batch(step)
-        if self.secure: idx = _from_rank0(idx)  # under torchrun every rank uses rank 0's draw: one batch, not one per rank
-        d.next, d.count, d.last, d.last_step = step + 1, d.count + 1, idx, step
+        if self.secure: idx = np.asarray(all_gather_objects(idx)[0], dtype=np.int64)  # under torchrun: rank 0's draw on every rank
+        d.next, d.count, d.last = step + 1, d.count + 1, idx
         return idx
     def _seeded_batch(self, step:int) -> np.ndarray:
         rng = np.random.default_rng([self.seed, int(step), 1])
@@ -189,14 +190,6 @@ class PoissonSampler:
         return self._draws.last
     @property
     def expected_batch_size(self) -> float: return self.q * self.n
-
-def _from_rank0(idx:np.ndarray) -> np.ndarray:
-    "Rank 0's `idx` on every rank when a process group of more than one process is up (else `idx`)"
-    import torch.distributed as dist
-    if not (dist.is_available() and dist.is_initialized() and dist.get_world_size() > 1): return idx
-    box = [idx if dist.get_rank() == 0 else None]
-    dist.broadcast_object_list(box, src=0)
-    return np.asarray(box[0], dtype=np.int64)
 
 @dataclass
 class ShuffledSampler:

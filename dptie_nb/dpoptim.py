@@ -18,8 +18,7 @@ from .accountant import PrivacyLedger, check_delta_for, noise_multiplier, paper_
 from .data import PoissonSampler, poisson_plan
 
 # %% auto #0
-__all__ = ['VERIFY_EXAMPLES', 'NOISE_CHUNK', 'SEEDED_WARNING', 'Mechanism', 'DPOptimizer', 'buffer_dtype', 'PrivateTraining',
-           'make_private']
+__all__ = ['VERIFY_EXAMPLES', 'NOISE_CHUNK', 'SEEDED_WARNING', 'Mechanism', 'DPOptimizer', 'PrivateTraining', 'make_private']
 
 # %% ../nbs/05_dpoptim.ipynb #eec52cf7
 @dataclass(frozen=True)
@@ -79,7 +78,7 @@ class DPOptimizer:
         self.optimizer = optimizer
         self._mech = Mechanism(sigma, self.clipper.max_grad_norm, ebs, None if sampler is None else float(sampler.q))
         self._generator, self._secure, self._sampler, self._ledger = generator, bool(secure), sampler, ledger
-        self._sums, self._digests, self._examples, self._trained = {}, set(), 0, set()
+        self._sums, self._digests, self._examples = {}, set(), 0
         self._draws_seen = 0 if sampler is None else sampler.draws
         self._check_first, self.first_step_check = bool(check_first_step), None
         try: self._check_same_params(ValueError); self._check_no_grads(ValueError)
@@ -139,7 +138,7 @@ class DPOptimizer:
         "Drop the logical batch under way: its clipped sums, every clipped parameter's `p.grad`, its example count"
         self.optimizer.zero_grad(set_to_none=True)
         for p in self.clipper.params: p.grad = None
-        self._sums, self._digests, self._examples, self._trained = {}, set(), 0, set()
+        self._sums, self._digests, self._examples = {}, set(), 0
         self.clipper.reset_marks(); self.clipper.clear()
 
     def _check_same_params(self, err=RuntimeError):
@@ -176,8 +175,8 @@ class DPOptimizer:
         if self._own: self.clipper.detach()
 
 # %% ../nbs/05_dpoptim.ipynb #b7c0a001
-def _verify_rtol(dt:torch.dtype) -> float:
-    "Tolerance of the first-step check in dtype `dt`"
+def _locality_rtol(dt:torch.dtype) -> float:
+    "Tolerance of the loss-locality check for losses of dtype `dt` (a smaller batch may round differently)"
     return 1e-8 if dt == torch.float64 else 1e-4 if dt == torch.float32 else 2e-2
 
 @patch
@@ -211,19 +210,14 @@ def backward(self:DPOptimizer,
         for pid, s in sums.items(): self._sums[pid] = self._sums[pid].add_(s) if pid in self._sums else s
     if d is not None: self._digests.add(d)
     self._examples += len(losses)
-    self._trained |= {id(p) for p in self.clipper.params if id(p) in self._sums}
     return norms
-
-def buffer_dtype(dt:torch.dtype) -> torch.dtype:
-    "Dtype a parameter's clipped sum is held and noised in: float64 for float64 parameters, else float32 (never half precision)"
-    return sum_dtype(dt)
 
 @patch
 def _check_locality(self:DPOptimizer, losses:Tensor, recompute):
     "Fail unless each checked example's loss is the same computed with fewer examples: the first step's check, part two"
     k = min(len(losses), VERIFY_EXAMPLES)
     model, was = self.clipper.model, self.clipper.model.training
-    rtol = _verify_rtol(losses.dtype)
+    rtol = _locality_rtol(losses.dtype)
     pos = np.arange(k)
     try:
         model.eval()
@@ -240,7 +234,7 @@ def _check_locality(self:DPOptimizer, losses:Tensor, recompute):
                            "see, e.g. (ce * mask).sum(1) / mask.sum() divides by the batch's token count. Then one example "
                            "moves every other example's clipped gradient and C bounds nothing. Reduce each example by its "
                            "own count: (ce * mask).sum(1) / mask.sum(1)")
-    self.first_step_check = dict(examples=int(self.clipper.last_verified), rtol=_verify_rtol(self.clipper.params[0].dtype))
+    self.first_step_check = dict(examples=int(self.clipper.last_verified), rtol=self.clipper.verify_tolerance)
 
 # %% ../nbs/05_dpoptim.ipynb #711da358
 NOISE_CHUNK = 1 << 22  # elements per noise stream: fixed, so the noise does not depend on the number of threads
@@ -248,7 +242,7 @@ NOISE_CHUNK = 1 << 22  # elements per noise stream: fixed, so the noise does not
 @patch
 def _buffers(self:DPOptimizer, ps) -> list:
     "The clipped sum of every parameter of `ps` in its float32 (or float64) buffer, zeros where the batch had none"
-    return [self._sums.pop(id(p)) if id(p) in self._sums else torch.zeros(p.shape, dtype=buffer_dtype(p.dtype), device=p.device)
+    return [self._sums.pop(id(p)) if id(p) in self._sums else torch.zeros(p.shape, dtype=sum_dtype(p.dtype), device=p.device)
             for p in ps]
 
 @patch
@@ -317,7 +311,7 @@ def step(self:DPOptimizer, closure=None):
     if closure is not None: raise ValueError("closures are not supported: DP-SGD takes one noisy step per logical batch")
     self._check_mechanism(); self._check_same_params(); self._check_no_grads()
     ps = self._params()
-    frozen = [self._name(p) for p in self.clipper.params if id(p) in self._trained and not p.requires_grad]
+    frozen = [self._name(p) for p in self.clipper.params if id(p) in self._sums and not p.requires_grad]
     if frozen: raise RuntimeError(f"parameter(s) {frozen[:5]} were frozen after their clipped sums were formed: they would "
                                   "leave the step un-noised. Freeze parameters between steps; zero_grad() drops this batch")
     self._check_batch()

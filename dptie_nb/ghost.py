@@ -18,7 +18,8 @@ from .factors import STAT_KEYS, Use, factor_sum, gram_dtype, onehot_rows, sum_dt
 from .rules import RULES, Rule, register_rule, linear_rule, _fallback_grads, _is_hf_model, _register_hf_rules, _trains
 
 # %% auto #0
-__all__ = ['BATCH_ARGS', 'RHO', 'per_example_grads', 'clip_reference', 'count_param_uses', 'GhostClipper', 'ieee_matmul']
+__all__ = ['BATCH_ARGS', 'RHO', 'per_example_grads', 'clip_reference', 'count_param_uses', 'GhostClipper', 'ieee_matmul',
+           'verify_rtol_for']
 
 # %% ../nbs/04_ghost.ipynb #ce234d94
 def per_example_grads(losses:Tensor, # [B] one loss per example
@@ -680,6 +681,15 @@ def _check_graph(self:GhostClipper, losses, calls, grads):
                                "instead, register a rule for the module that uses it, or freeze the parameter")
 
 # %% ../nbs/04_ghost.ipynb #d4000013
+def verify_rtol_for(dt:torch.dtype) -> float:
+    "Default tolerance of `verify` for parameters of dtype `dt`"
+    return 1e-8 if dt == torch.float64 else 1e-4 if dt == torch.float32 else 1e-2
+
+@patch(as_prop=True)
+def verify_tolerance(self:GhostClipper) -> float:
+    "The relative tolerance `verify` checks with: `verify_rtol`, or the default for the parameters' dtype"
+    return self.verify_rtol or verify_rtol_for(self.params[0].dtype)
+
 @patch
 def _verify(self:GhostClipper, losses, norms, sums, k:int):
     "Recompute the first `k` examples' gradients by autograd, one at a time: their norms; with k = B also the clipped sums"
@@ -693,8 +703,7 @@ def _verify(self:GhostClipper, losses, norms, sums, k:int):
             if g is not None: ref_sq[self.pnames[id(p)]][i] = g.to(norms.dtype).pow(2).sum()
         if k == B: gs.append(gi)
     ref = sum(ref_sq.values()).sqrt()
-    dt = ps[0].dtype
-    rtol = self.verify_rtol or (1e-8 if dt == torch.float64 else 1e-4 if dt == torch.float32 else 1e-2)
+    rtol = self.verify_tolerance
     rel = (norms[:k] - ref).abs() / ref.clamp_min(1e-30)
     if (rel > rtol).any():                 # counts, never positions: which examples is private
         perr = {n: ((self.last_param_sq.get(n, torch.zeros_like(norms))[:k] - r).abs() / r.clamp_min(1e-30)).max().item() for n, r in ref_sq.items()}
