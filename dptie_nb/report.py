@@ -464,10 +464,10 @@ def main(argv=None):
     runs, skipped = load_runs(runs_dir)
     for s in skipped: print(f"dptie report: skipped {s['run_id'] or s['path']}: {s['reason']}", file=sys.stderr)
 
-    paper = a.paper or find_paper()  # in this process, so that a missing reference is said on the console
-    if paper is None: print("dptie report: warning: no seed-paper.json (pass --paper): the report has no comparison with the "
-                            "seed paper", file=sys.stderr)
-    res = render_report(runs_dir, a.bench or Path("reports")/"bench"/"bench.json", out, paper,
+    if a.paper is None and find_paper() is None:  # looked up here too, so a missing reference is said on the console
+        print("dptie report: warning: no seed-paper.json (pass --paper): the report has no comparison with the seed paper",
+              file=sys.stderr)  # the kernel finds the same file itself: the notebook's parameters name no machine path
+    res = render_report(runs_dir, a.bench or Path("reports")/"bench"/"bench.json", out, a.paper,
                         appendix_runs=Path("reports")/appendix/"runs" if appendix else None)
     print(f"dptie report: {len(runs)} runs -> {shown_path(res['html'])}, {shown_path(res['md'])} ({len(res['figures'])} figures)")
     if not len(runs):
