@@ -6,10 +6,8 @@
 from __future__ import annotations
 import argparse, sys
 
-from . import bench, pretrain, report, sweep, train
+# Only the light study definitions here: each command imports its module when it runs (see above).
 from .definitions import check_preset, preset_dir
-from .figures import plot_bench
-from .results import load_bench
 
 # %% auto #0
 __all__ = ['COMMANDS', 'bench_command', 'study', 'main']
@@ -17,6 +15,9 @@ __all__ = ['COMMANDS', 'bench_command', 'study', 'main']
 # %% ../nbs/11_cli.ipynb #4b37a20f
 def bench_command(argv=None) -> int:
     "`dptie bench`: the benchmark (`dptie_nb.bench`: OUT/bench.json, ratios.json), then its figure OUT/bench.png, the report's own."
+    from dptie_nb import bench
+    from dptie_nb.figures import plot_bench
+    from dptie_nb.results import load_bench
     rc, out = bench.main(argv), bench.bench_out(argv)
     if out is not None and (out/"bench.json").exists():
         plot_bench(load_bench(out/"bench.json")[0], save=out/"bench.png")   # one picture of the benchmark, here and in every report
@@ -34,18 +35,40 @@ def study(argv=None) -> int:
     a = ap.parse_args(argv)
     check_preset(a.preset)  # a typo is refused before anything is made
     a.out = str(a.out or preset_dir(a.preset))
-
+    from dptie_nb import report, sweep
     rc = sweep.main(["--preset", a.preset, "--jobs", str(a.jobs), "--out", a.out])
     rr = report.main(["--preset", a.preset, "--out", a.out])
     return rc or rr
 
-COMMANDS = {"train": (train.main, "fine-tune one model on one task (no notebook)"),
-            "sweep": (sweep.main, "run a preset's grid of experiment notebooks with papermill"),
-            "report": (report.main, "render a preset's report.html and report.md from its runs"),
+# Each command imports its module when it runs, not when `dptie` starts: torch, transformers and Opacus (train, bench),
+# papermill and matplotlib (sweep, report) take about 10 s to import, and `dptie --help` or a refused option needs none.
+def _train(argv):
+    from dptie_nb import train
+    return train.main(argv)
+
+def _sweep(argv):
+    from dptie_nb import sweep
+    return sweep.main(argv)
+
+def _report(argv):
+    from dptie_nb import report
+    return report.main(argv)
+
+def _pretrain(argv):
+    from dptie_nb import pretrain
+    return pretrain.main(argv)
+
+def _run(argv):
+    from dptie_nb import train
+    return train.run_main(argv)
+
+COMMANDS = {"train": (_train, "fine-tune one model on one task (no notebook)"),
+            "sweep": (_sweep, "run a preset's grid of experiment notebooks with papermill"),
+            "report": (_report, "render a preset's report.html and report.md from its runs"),
             "study": (study, "the main job: a preset's sweep, then the report"),
             "bench": (bench_command, "peak memory and time per step: dptie against Opacus"),
-            "pretrain": (pretrain.main, "pretrain a small GPT-2-shaped model on a text corpus"),
-            "run": (train.run_main, "run a papermill template, its parameters checked before a kernel starts")}
+            "pretrain": (_pretrain, "pretrain a small GPT-2-shaped model on a text corpus"),
+            "run": (_run, "run a papermill template, its parameters checked before a kernel starts")}
 
 def _usage() -> str:
     return "usage: dptie COMMAND [options]\n\ncommands:\n" + "\n".join(f"  {k:9s} {v[1]}" for k, v in COMMANDS.items()) + \

@@ -6,7 +6,7 @@
 2. With the noise on, the update of an empty batch is pure noise with standard deviation σC/(qN): added once, not
    once per rank (√2 times larger with independent draws, 2 times with identically seeded ones).
 3. `dptie train` under the real `torchrun` launcher on two processes writes one metrics.json whose ε is the
-   accountant's for the global sample rate.
+   accountant's for the global sample rate (on the session's tiny model, `tiny_model` in conftest.py).
 
 Tests 1 and 2 share one `torch.multiprocessing.spawn` of two ranks (file:// rendezvous); test 3 starts torchrun.
 """
@@ -201,7 +201,7 @@ def test_make_private_on_two_ranks(two_ranks):
             assert r["lib"][key]["steps"] == 0, key  # refused before anything was released or counted
 
 @pytest.mark.skipif(not os.environ.get("DPTIE_ASSETS"), reason="needs DPTIE_ASSETS")
-def test_torchrun_end_to_end(tmp_path):
+def test_torchrun_end_to_end(tmp_path, tiny_model):
     from dptie_nb.accountant import epsilon, noise_multiplier, paper_delta
     from dptie_nb.data import PoissonSampler
     from dptie_nb.distributed import torchrun_cmd
@@ -209,7 +209,7 @@ def test_torchrun_end_to_end(tmp_path):
     from dptie_nb.config import RunConfig
     assert Path(torchrun_cmd(W)[0]).name == "torchrun"  # the real launcher
     cfg = RunConfig(task="sst2", epsilon=3.0, train_cap=48, dev_cap=16, max_len=32, batch_size=16, epochs=1, lr=1e-3,
-                    num_threads=1, seed=3, world_size=W)
+                    num_threads=1, seed=3, world_size=W, model=str(tiny_model))  # what is checked is the accounting, not the model
     out = tmp_path/"run"
     m = launch_train(asdict(cfg), out, timeout=900, env={"OMP_NUM_THREADS": "1"})
     assert sorted(p.name for p in out.iterdir()) == ["metrics.json"]  # one file, from rank 0
@@ -232,12 +232,12 @@ def test_torchrun_end_to_end(tmp_path):
     assert all(h["loss"] is not None for h in m["history"] if h["batch_size"])
 
 @pytest.mark.skipif(not os.environ.get("DPTIE_ASSETS"), reason="needs DPTIE_ASSETS")
-def test_torchrun_secure(tmp_path):
+def test_torchrun_secure(tmp_path, tiny_model):
     "A secure run on two processes: rank 0 draws each Poisson batch from the OS and shares it; a release, no diagnostics."
     from dptie_nb.train import launch_train
     from dptie_nb.config import RunConfig
     cfg = RunConfig(task="sst2", epsilon=3.0, train_cap=48, dev_cap=16, max_len=32, batch_size=16, epochs=1, lr=1e-3,
-                    num_threads=1, seed=3, world_size=W, secure_noise=True, checkpoint_every=1)
+                    num_threads=1, seed=3, world_size=W, secure_noise=True, checkpoint_every=1, model=str(tiny_model))
     out = tmp_path/"run"
     m = launch_train(asdict(cfg), out, timeout=900, env={"OMP_NUM_THREADS": "1"})
     assert m["status"] == "ok", m.get("error")

@@ -11,10 +11,11 @@ def dptie(*args, cwd):
     return subprocess.run([str(exe), *args], cwd=cwd, capture_output=True, text=True, timeout=1800)
 
 @needs_assets
-def test_smoke_sweep_and_report(tmp_path):
-    r = dptie("sweep", "--preset", "smoke", "--jobs", "2", "--out", str(tmp_path), cwd=ROOT)
-    assert r.returncode == 0, r.stdout + r.stderr
-    runs = sorted((tmp_path/"runs").iterdir())
+def test_smoke_sweep_and_report(smoke_sweep):
+    "`dptie sweep --preset smoke --jobs 2 --out DIR`, started when the session began (`smoke_sweep` in conftest.py)"
+    rc, output, out = smoke_sweep
+    assert rc == 0, output
+    runs = sorted((out/"runs").iterdir())
     assert len(runs) == 7, [p.name for p in runs]
     for run in runs:
         m = json.loads((run/"metrics.json").read_text())
@@ -24,16 +25,16 @@ def test_smoke_sweep_and_report(tmp_path):
             assert m["privacy"]["epsilon_prv"] <= m["config"]["epsilon"] + 1e-9, run.name
     assert {json.loads((r_/"metrics.json").read_text())["config"]["task"] for r_ in runs} == {"sst2", "qnli", "qqp"}
     # a second sweep finds everything done
-    r2 = dptie("sweep", "--preset", "smoke", "--out", str(tmp_path), cwd=ROOT)
+    r2 = dptie("sweep", "--preset", "smoke", "--out", str(out), cwd=ROOT)
     first = r2.stdout.splitlines()[0]
     assert "reusing the 7 finished run(s)" in first and "7 already done, 0 to run" in first, r2.stdout
     # a corrupt metrics file is skipped by the report, with its reason
-    bad = tmp_path/"runs"/"broken-run"; bad.mkdir(); (bad/"metrics.json").write_text("{not json")
-    r3 = dptie("report", "--runs", str(tmp_path/"runs"), "--out", str(tmp_path), cwd=ROOT)
+    bad = out/"runs"/"broken-run"; bad.mkdir(); (bad/"metrics.json").write_text("{not json")
+    r3 = dptie("report", "--runs", str(out/"runs"), "--out", str(out), cwd=ROOT)
     assert r3.returncode == 0, r3.stdout + r3.stderr
-    html = (tmp_path/"report.html").read_text()
-    assert "broken-run" in html and (tmp_path/"report.md").exists()
-    assert list((tmp_path/"figures").glob("*.png"))
+    html = (out/"report.html").read_text()
+    assert "broken-run" in html and (out/"report.md").exists()
+    assert list((out/"figures").glob("*.png"))
 
 def test_unknown_preset_is_a_clear_error(tmp_path):
     r = dptie("sweep", "--preset", "nope", "--out", str(tmp_path), cwd=ROOT)
