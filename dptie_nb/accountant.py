@@ -10,6 +10,7 @@ import numpy as np
 from scipy.fft import next_fast_len
 
 from opacus.accountants import RDPAccountant, PRVAccountant
+from opacus.accountants.analysis import rdp as privacy_analysis
 from opacus.accountants.analysis.prv import Domain
 
 # %% auto #0
@@ -103,13 +104,19 @@ def _prv_epsilon(segments:tuple, delta:float, eps_rdp:float) -> float:
     except PRV_FAILURES: return math.inf
     return math.inf if math.isnan(e) else e
 
+@lru_cache(maxsize=1024)
+def _rdp_step(sigma:float, q:float) -> np.ndarray:
+    "One step's RDP at each order of `RDP_ALPHAS` (cached: a ledger's segments change only in their step counts)"
+    a = privacy_analysis.compute_rdp(q=q, noise_multiplier=sigma, steps=1, orders=RDP_ALPHAS)
+    a.setflags(write=False)
+    return a
+
 @lru_cache(maxsize=4096)
 def _eps_segments(segments:tuple, delta:float, method:str) -> float:
     "ε of validated segments ((σ>0, q, T>0), ...) by RDP, or for 'prv' min(PRV, RDP), both valid bounds (cached: ledgers ask often)"
-    if method == "rdp":
-        rdp = RDPAccountant()
-        rdp.history = [tuple(s) for s in segments]
-        e = float(rdp.get_epsilon(delta, alphas=RDP_ALPHAS))
+    if method == "rdp":  # Opacus' RDPAccountant.get_privacy_spent, term for term (its compute_rdp is one step's RDP × steps)
+        rdp = sum([_rdp_step(s, q) * T for s, q, T in segments])
+        e = float(privacy_analysis.get_privacy_spent(orders=RDP_ALPHAS, rdp=rdp, delta=delta)[0])
         return math.inf if math.isnan(e) else e  # NaN is no bound
     eps_rdp = _eps_segments(segments, delta, "rdp")
     if not math.isfinite(eps_rdp): return eps_rdp  # σ so small that RDP overflows: PRV's grid would be astronomically large

@@ -15,10 +15,10 @@ from transformers.utils import logging as hf_logging
 
 from .files import atomic_write_json
 from .assets import load_config, model_source, project_root
-from .config import versions
+from .config import PRECISIONS, RunConfig, versions
 from .definitions import MODES, MODE_LABELS, load_presets
 from .engine import make_engine
-from .model import build_model, class_loss, lm_loss
+from .model import autocast_for, build_model, class_loss, lm_loss
 
 # %% auto #0
 __all__ = ['SHAPES', 'DEFAULT_MODES', 'LOSSES', 'LABEL_WORDS', 'ENGINE_OF', 'PROFILE_ROWS', 'TARGETS', 'STUDY_LOSSES',
@@ -26,7 +26,7 @@ __all__ = ['SHAPES', 'DEFAULT_MODES', 'LOSSES', 'LABEL_WORDS', 'ENGINE_OF', 'PRO
            'random_batch', 'per_example_loss', 'make_step', 'profile_step', 'profile_table', 'run_one', 'run_config',
            'merge_repeats', 'pe_estimate_mb', 'sweep', 'ratios', 'format_ratios', 'study_settings', 'tiny_study_model',
            'study_flops', 'gemm_peak', 'study_child', 'run_study_child', 'study_summary', 'study_runs', 'study_table',
-           'plot_study', 'study', 'side_by_side', 'bench_out', 'main']
+           'plot_study', 'study', 'plot_side_by_side', 'side_by_side', 'bench_out', 'main']
 
 # %% ../nbs/06_bench.ipynb #f7af1944
 SHAPES = {"distilgpt2": dict(config="distilgpt2"), "gpt2": dict(config="gpt2"),
@@ -111,6 +111,7 @@ def make_step(mode:str, # a key of `MODES`
               noise_multiplier:float=1.0, # noise std / C
               lr:float=1e-4, # learning rate
               optimizer:str="adam", # "adam" (the benchmark) or "sgd" (tests: the update is then the gradient)
+              precision:str="float32", # "bf16": the forward under bf16 autocast, as `RunConfig.precision`
              ):
     "A function `step(batch) -> {phase: seconds}` doing one training step of `mode` on `model`, with training's engine"
     params = [p for p in model.parameters() if p.requires_grad]
@@ -120,7 +121,8 @@ def make_step(mode:str, # a key of `MODES`
                          check_first_step=False)  # the steady state is timed: a run's one-off first-step check is not
     def step(batch):
         t = _Phases(params[0].device)
-        losses = per_example_loss(model, batch, loss); t("forward")
+        with autocast_for(precision, params[0].device.type): losses = per_example_loss(model, batch, loss)
+        t("forward")
         engine.backward(losses); t("backward")
         engine.step(); t("step")     # noise (DP modes), division by B, optimizer step
         return t.d
@@ -186,14 +188,14 @@ def run_one(conf:dict, # shape, mode, B, T, loss; optional steps, warmup, device
            ) -> dict:
     "Run one configuration in this process: the record for `bench.json`."
     c = dict(steps=3, warmup=1, device="cpu", seed=0, max_grad_norm=1.0, noise_multiplier=1.0, dropout=None,
-             step_budget_s=None, threads=None) | dict(conf)
+             step_budget_s=None, threads=None, precision="float32") | dict(conf)
     if c["threads"]: torch.set_num_threads(c["threads"])
     method, tying = MODES[c["mode"]]
     dev = torch.device(c["device"])
     rec = dict(shape=c["shape"], mode=c["mode"], method=method, tying=tying, B=c["B"], T=c["T"], loss=c["loss"],
                device=str(dev), device_name=torch.cuda.get_device_name(dev) if dev.type == "cuda" else platform.processor() or platform.machine(),
                threads=torch.get_num_threads(), steps=c["steps"], warmup=c["warmup"], max_grad_norm=c["max_grad_norm"],
-               noise_multiplier=c["noise_multiplier"], optimizer="adam", status="failed", message="", peak_mem_mb=None,
+               noise_multiplier=c["noise_multiplier"], optimizer="adam", precision=c["precision"], status="failed", message="", peak_mem_mb=None,
                base_mem_mb=None, step_time_s=None, n_steps=0) | versions()
     t_start = time.perf_counter()
     try:
@@ -204,7 +206,7 @@ def run_one(conf:dict, # shape, mode, B, T, loss; optional steps, warmup, device
             warnings.simplefilter("ignore")
             model = build_model(cfg, tying=tying, allow_random=True, seed=c["seed"]).to(dev).train()
         rec["n_params"] = sum(p.numel() for p in {id(p): p for p in model.parameters() if p.requires_grad}.values())
-        step = make_step(c["mode"], model, c["loss"], c["B"], c["max_grad_norm"], c["noise_multiplier"])
+        step = make_step(c["mode"], model, c["loss"], c["B"], c["max_grad_norm"], c["noise_multiplier"], precision=c["precision"])
         gen = torch.Generator().manual_seed(c["seed"] + 1)
         if dev.type == "cuda": torch.cuda.synchronize(dev); torch.cuda.reset_peak_memory_stats(dev)
         rec["base_rss_mb"] = _proc_mb("VmRSS")
@@ -557,8 +559,10 @@ def study_child(conf:dict) -> dict:
         want = dict(task=conf["task"], model=conf["model"], epsilon=3.0 if private else None, batch_size=conf["batch_size"],
                     micro_batch_size=conf["micro_batch_size"], max_len=conf["max_len"], restrict_loss=conf["restrict_loss"],
                     max_grad_norm=conf["max_grad_norm"], optimizer=conf["optimizer"], lr=conf["lr"], seed=conf["seed"], device="cpu")
+        if conf.get("precision"): want["precision"] = conf["precision"]
         names = {f.name for f in fields(RunConfig)}
         cfg = RunConfig(**{k: v for k, v in want.items() if k in names})
+        rec["precision"] = getattr(cfg, "precision", "float32")   # a checkout older than the setting ran float32
         one_step = getattr(T, "_one_step", None)
         def build(check):
             model = build_model(conf["model"], tying).train()
@@ -815,6 +819,30 @@ def study(settings:dict, # from `study_settings`
     log(f"wrote {out/'study.json'}, {out/'study.png'}", flush=True)
     return res
 
+def plot_side_by_side(res:dict, # `side_by_side.json`'s content
+                      save:str|Path|None=None):
+    "Examples/s of checkout A and B side by side for each (loss, mode), ranges as error bars, B / A above each pair."
+    rows = [r for r in res["comparison"] if r["a_examples_per_s"] or r["b_examples_per_s"]]
+    fig = Figure(figsize=(7.5, 4.2)); ax = fig.subplots()
+    name = {x["side"]: (x.get("code") or {}).get("commit", "")[:8] or Path(x["root"]).name for x in res["roots"]}
+    for i, r in enumerate(rows):
+        for j, x in enumerate("AB"):
+            y, rg = r[f"{x.lower()}_examples_per_s"], r[f"{x.lower()}_range"]
+            if y is None: continue
+            ax.bar(i + (j - 0.5) * 0.4, y, 0.36, color=f"C{j}", label=f"{x}: {name[x]} ({r[f'{x.lower()}_precision']})" if i == 0 else None)
+            ax.errorbar(i + (j - 0.5) * 0.4, y, [[y - rg[0]], [rg[1] - y]], color="k", capsize=3, lw=1)
+        if r["b_over_a"]: ax.text(i, max(r["a_range"][1], r["b_range"][1]), f"×{r['b_over_a']:.2f}", ha="center", va="bottom", fontsize=8)
+    ax.set_xticks(range(len(rows)), [f"{LOSS_LABELS.get(r['loss'], r['loss'])}\n{MODE_LABELS.get(r['mode'], r['mode']).replace(' (exact cross term)', '')}"
+                                     for r in rows], fontsize=7)
+    st = res["settings"]
+    ax.set_ylabel("training examples / s (one thread)"); ax.set_ylim(0, ax.get_ylim()[1] * 1.2)
+    ax.set_title(f"side by side, alternating fresh processes on the same batches: {st['model']}, B = {st['batch_size']} "
+                 f"(micro {st['micro_batch_size']}), T ≤ {st['max_len']}", fontsize=8)
+    ax.legend(fontsize=7, loc="upper left")
+    fig.tight_layout()
+    if save: fig.savefig(save, dpi=120)
+    return fig
+
 def side_by_side(root_a:str|Path, root_b:str|Path, # two checkouts (e.g. git worktrees of two commits)
                  settings:dict, losses=("2way",), modes=STUDY_MODES, steps:int=3, warmup:int=1, repeats:int=1,
                  timeout:float|None=None, out:str|Path="reports/bench", log=print) -> dict:
@@ -832,17 +860,20 @@ def side_by_side(root_a:str|Path, root_b:str|Path, # two checkouts (e.g. git wor
         for m in modes:
             a, b = (next((s for s in sm if (s["side"], s["loss"], s["mode"]) == (x, loss, m)), None) for x in "AB")
             dg = [[s["digest"] for s in r["timed_steps"]] for r in recs if r["status"] == "ok" and (r["loss"], r["mode"]) == (loss, m)]
+            prec = {x: next((r.get("precision", "float32") for r in recs if r["status"] == "ok" and (r["side"], r["loss"], r["mode"]) == (x, loss, m)), None) for x in "AB"}
             rows.append(dict(loss=loss, mode=m, a_examples_per_s=a and a["examples_per_s"], b_examples_per_s=b and b["examples_per_s"],
                              a_range=a and a["examples_per_s_range"], b_range=b and b["examples_per_s_range"],
-                             b_over_a=a and b and b["examples_per_s"] / a["examples_per_s"], same_batches=len({tuple(x) for x in dg}) == 1))
+                             b_over_a=a and b and b["examples_per_s"] / a["examples_per_s"], same_batches=len({tuple(x) for x in dg}) == 1,
+                             a_precision=prec["A"], b_precision=prec["B"]))
     res = dict(kind="side_by_side", settings=settings, roots=[dict(side=x, root=str(r), code=_git_commit(r)) for x, r in zip("AB", roots)],
                machine=dict(before=m0, after=_machine()), comparison=rows, summaries=sm, records=recs) | versions()
     atomic_write_json(out/"side_by_side.json", res)
-    log("| loss | mode | A examples/s | B examples/s | B / A | same batches |\n|---|---|---|---|---|---|")
+    plot_side_by_side(res, out/"side_by_side.png")
+    log("| loss | mode | A examples/s | B examples/s | B / A | precision A, B | same batches |\n|---|---|---|---|---|---|---|")
     f = lambda v: "–" if v is None else f"{v:.1f}"
     for r in rows: log(f"| {r['loss']} | {r['mode']} | {f(r['a_examples_per_s'])} | {f(r['b_examples_per_s'])} | "
-                       f"{'–' if r['b_over_a'] is None else format(r['b_over_a'], '.2f')} | {r['same_batches']} |")
-    log(f"wrote {out/'side_by_side.json'}", flush=True)
+                       f"{'–' if r['b_over_a'] is None else format(r['b_over_a'], '.2f')} | {r['a_precision']}, {r['b_precision']} | {r['same_batches']} |")
+    log(f"wrote {out/'side_by_side.json'}, {out/'side_by_side.png'}", flush=True)
     return res
 
 # %% ../nbs/06_bench.ipynb #3f937dc2
@@ -875,6 +906,8 @@ def _parser() -> argparse.ArgumentParser:
     ap.add_argument("--dropout", type=float, default=None, help="dropout probability (default: the config's)")
     ap.add_argument("--noise-multiplier", type=float, default=1.0, help="noise std / C in the private modes (0: clipping only)")
     ap.add_argument("--threads", type=int, default=None, help="torch threads per configuration (default: torch's)")
+    ap.add_argument("--precision", choices=PRECISIONS, default=None, help="the forward's precision (bf16 autocast or float32); "
+                    "default: float32 for the grid (as its committed records), a run's default (bf16) with --study")
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--resume", action="store_true", help="keep ok/refused records already in OUT/bench.json")
     ap.add_argument("--report-only", action="store_true", help="only redo ratios.json (and `dptie bench`: bench.png) from OUT/bench.json")
@@ -925,7 +958,7 @@ def main(argv=None) -> int:
         if dev.startswith("cuda"): cap = None  # the GPU's own OOM error is caught in the child
         confs = plan(_csv(a.shapes), _csv(a.batch_sizes, int), _csv(a.losses), _csv(a.modes), T, (rshape, int(rB)))
         run = dict(steps=steps, warmup=a.warmup, device=dev, seed=a.seed, dropout=a.dropout, step_budget_s=a.step_budget_s,
-                   threads=a.threads, noise_multiplier=a.noise_multiplier, profile=a.profile)
+                   threads=a.threads, noise_multiplier=a.noise_multiplier, profile=a.profile, precision=a.precision or "float32")
         confs = [c | run | dict(repeats=a.repeats if (c["shape"], c["B"]) == (rshape, int(rB)) else 1) for c in confs]
         print(f"dptie bench: {len(confs)} configurations on {dev}"
               f"{f', RSS cap {cap/1024:.1f} GB' if cap else ''}, out {out}", flush=True)
@@ -951,7 +984,8 @@ def _study_main(a) -> int:
     with tempfile.TemporaryDirectory() as tmp:
         over = dict(STUDY_QUICK, model=str(tiny_study_model(Path(tmp)/"tiny-gpt2"))) if a.quick else {}
         over |= {k: v for k, v in dict(model=a.model, batch_size=a.batch_size, micro_batch_size=a.micro_batch_size, max_len=a.seq_len,
-                                       train_cap=a.train_cap, threads=a.threads, seed=a.seed, noise_multiplier=a.noise_multiplier).items() if v is not None}
+                                       train_cap=a.train_cap, threads=a.threads, seed=a.seed, noise_multiplier=a.noise_multiplier,
+                                       precision=a.precision or RunConfig().precision).items() if v is not None}
         s = study_settings(**over)
         losses = _csv(a.losses or (["2way"] if a.quick else list(STUDY_LOSSES)))
         modes = _csv(a.modes or list(STUDY_MODES))

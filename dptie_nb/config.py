@@ -12,9 +12,10 @@ from pathlib import Path
 from .assets import check_task
 
 # %% auto #0
-__all__ = ['NONPRIVATE', 'CLIP_ONLY', 'ENGINES', 'OPTIMIZERS', 'CHOICES', 'NEUTRAL', 'SAME_SETTING', 'STUDY', 'TEMPLATE_VALUES',
-           'TEMPLATE_EXTRA', 'PACKAGES', 'parse_epsilon', 'eps_label', 'opt', 'RunConfig', 'config_diff', 'field_help',
-           'defaults', 'template_parameters', 'scratch_out', 'parameters_cell', 'run_settings', 'versions']
+__all__ = ['NONPRIVATE', 'CLIP_ONLY', 'ENGINES', 'OPTIMIZERS', 'PRECISIONS', 'CHOICES', 'LEGACY', 'NEUTRAL', 'SAME_SETTING',
+           'STUDY', 'TEMPLATE_VALUES', 'TEMPLATE_EXTRA', 'PACKAGES', 'parse_epsilon', 'eps_label', 'opt', 'RunConfig',
+           'stored_config', 'config_diff', 'field_help', 'defaults', 'template_parameters', 'scratch_out',
+           'parameters_cell', 'run_settings', 'versions']
 
 # %% ../nbs/00b_config.ipynb #d359fa9a
 NONPRIVATE = "non-private"  # how a run without DP is written for people (tables, figures, reports)
@@ -41,9 +42,11 @@ def eps_label(epsilon, sigma:float|None=None) -> str:
 # %% ../nbs/00b_config.ipynb #5a30b6b2
 ENGINES = ("dptie", "opacus", "none")
 OPTIMIZERS = ("sgd", "adam", "adamw")
+PRECISIONS = ("bf16", "float32")  # a forward under bf16 autocast, or none (dptie_nb.model.autocast_for)
 CHOICES = dict(regime=("pretrained", "random"), tying=("tied", "untied"), head_init=("copy", "random"), lr_schedule=("constant", "linear"),
 
-               optimizer=OPTIMIZERS, engine=ENGINES, accountant=("prv", "rdp"), device=("cpu", "cuda"), diagnostics=("on", "off"))
+               optimizer=OPTIMIZERS, engine=ENGINES, accountant=("prv", "rdp"), device=("cpu", "cuda"), diagnostics=("on", "off"),
+               precision=PRECISIONS)
 
 def opt(default, help:str):
     "A RunConfig field: its default and its one-line help (for `dptie train --help` and the template)"
@@ -68,6 +71,7 @@ class RunConfig:
     batch_size: int = opt(32, 'expected batch size qN for DP runs; the batch size otherwise')
     epochs: float = opt(1.0, 'passes over the training data')
     max_grad_norm: float = opt(1.0, 'per-example clipping norm C')
+    precision: str = opt("bf16", '"bf16": forward and activation gradients under bf16 autocast (norms and clipped sums still float32/float64 from the same tensors); "float32": none')
     engine: str = opt("dptie", 'dptie, opacus, or none (forced for non-private runs)')
     accountant: str = opt("prv", 'accountant that calibrates σ ("prv" or "rdp")')
     max_len: int = opt(128, 'prompt length T')
@@ -106,6 +110,9 @@ class RunConfig:
         if self.epsilon is None: self.engine = "none"
         elif self.engine == "none": raise ValueError("engine='none' trains without privacy: set epsilon=None, or pick engine 'dptie' or 'opacus'")
         if self.world_size > 1 and self.engine == "opacus": raise ValueError("engine='opacus' runs in one process: use engine='dptie' with world_size > 1")
+        if self.precision == "bf16" and self.engine == "opacus":
+            raise ValueError("precision='bf16' with engine='opacus': Opacus forms per-example norms and clipped sums in the autocast "
+                             "dtype, so bf16 rounding could release more than C; use precision='float32' with opacus, or engine='dptie'")
         if self.sigma is not None:
             if isinstance(self.sigma, bool) or not (isinstance(self.sigma, (int, float)) and math.isfinite(self.sigma) and self.sigma >= 0):
                 raise ValueError(f"sigma={self.sigma!r}: a noise multiplier is a finite number >= 0 (None: calibrate it to epsilon)")
@@ -139,6 +146,12 @@ class RunConfig:
         return cls(**d)
 
 # %% ../nbs/00b_config.ipynb #bdf36ba6
+LEGACY = dict(precision="float32")  # what a stored run that predates a setting ran with (not today's default)
+
+def stored_config(d:dict) -> RunConfig:
+    "The config of a stored run (its metrics.json's `config`): a setting it predates is what it ran with (`LEGACY`), not today's default"
+    return RunConfig.from_dict({**LEGACY, **d})
+
 NEUTRAL = ("tag", "num_threads", "device", "micro_batch_size", "eval_every", "log_every", "checkpoint_every", "world_size", "save_model")
 
 SAME_SETTING = NEUTRAL + ("secure_noise", "diagnostics")
@@ -148,7 +161,7 @@ def config_diff(done:dict, # a finished run's stored config (from its metrics.js
                ) -> list[str]:
     "The settings other than `NEUTRAL` in which `done` differs from `cfg` (empty when it matches)"
     want = asdict(cfg)
-    done = asdict(RunConfig.from_dict({k: v for k, v in done.items() if k in want}))  # older runs lack newer fields
+    done = asdict(stored_config({k: v for k, v in done.items() if k in want}))
     return [f"{k}: {done[k]!r} (run) vs {want[k]!r} (preset)" for k in want if k not in NEUTRAL and done[k] != want[k]]
 
 # %% ../nbs/00b_config.ipynb #806be74e

@@ -5,12 +5,13 @@
 # %% ../nbs/03a_factors.ipynb #fa000002
 from __future__ import annotations
 from dataclasses import dataclass
+import weakref
 import torch, torch.nn as nn
 from torch import Tensor
 
 # %% auto #0
-__all__ = ['STAT_KEYS', 'Use', 'acc_dtype', 'left_gram', 'gram_dtype', 'factor_inner', 'factor_bound', 'factor_grad', 'sum_dtype',
-           'onehot_rows', 'factor_sum']
+__all__ = ['WIDE', 'STAT_KEYS', 'Use', 'acc_dtype', 'left_gram', 'gram_dtype', 'live_cols', 'factor_inner', 'factor_bound',
+           'factor_grad', 'sum_dtype', 'onehot_rows', 'factor_sum']
 
 # %% ../nbs/03a_factors.ipynb #9a7d367a
 @dataclass
@@ -49,20 +50,45 @@ def gram_dtype(device) -> torch.dtype:
 
 _CHUNK_BYTES = 2**27  # `factor_inner` upcasts this many bytes of factors at a time
 
-def factor_inner(La, Ra, Lb, Rb) -> Tensor:
-    "Per-example `<La_iᵀ Ra_i, Lb_iᵀ Rb_i>` as `<La Lbᵀ, Ra Rbᵀ>_F`, [B]; every product and sum in float64"
-    dt, B = gram_dtype(Ra.device), Ra.shape[0]
+WIDE = 4096  # dense left factors this wide are checked for all-zero columns (an LM head's gradient under a label-word loss)
+
+_LIVE = {}  # id -> (weakref, version, mask): a factor's live columns, asked for by the Gram, its bound and the clipped sum
+
+def _live(t:Tensor) -> Tensor:
+    "Mask of the columns of `t` [B,T,m] that are non-zero somewhere (NaN counts as non-zero), memoised while `t` lives unchanged"
+    hit = _LIVE.get(id(t))
+    if hit is not None and hit[0]() is t and hit[1] == t._version: return hit[2]
+    live = t.reshape(-1, t.shape[-1]).abs().amax(0).ne(0)
+    if len(_LIVE) > 64: _LIVE.clear()
+    _LIVE[id(t)] = (weakref.ref(t), t._version, live)
+    return live
+
+def live_cols(*ts) -> Tensor|None:
+    "Column indices where some wide dense factor [B,T,m] of `ts` is non-zero, or None (narrow, or over half of them live)"
+    if not ts or any(not t.is_floating_point() or t.shape[-1] < WIDE for t in ts): return None
+    live = _live(ts[0])
+    for t in ts[1:]:
+        if t is not ts[0]: live = live | _live(t)
+    cols = live.nonzero().flatten()
+    return cols if len(cols) <= ts[0].shape[-1] // 2 else None   # a zero column adds exact zeros: dropping it changes no value
+
+def factor_inner(La, Ra, Lb, Rb, dtype:torch.dtype|None=None) -> Tensor:
+    "Per-example `<La_iᵀ Ra_i, Lb_iᵀ Rb_i>` as `<La Lbᵀ, Ra Rbᵀ>_F`, [B]: Gram products in `dtype` (default `gram_dtype`: float64), their inner product in `gram_dtype`"
+    acc, B = gram_dtype(Ra.device), Ra.shape[0]
+    dt = dtype or acc
+    if (cols := live_cols(La, Lb)) is not None: La, Lb = La.index_select(-1, cols), Lb.index_select(-1, cols)
     row = sum(t[0].numel() for t in (La, Ra, Lb, Rb) if t.is_floating_point()) if B else 1
-    step, out = max(1, _CHUNK_BYTES // (8 * max(row, 1))), []
+    step, out = max(1, _CHUNK_BYTES // (dt.itemsize * max(row, 1))), []
     for s in range(0, B, step):
         up = lambda t: t[s:s + step].to(dt) if t.is_floating_point() else t[s:s + step]
-        gl, gr = left_gram(up(La), up(Lb)), torch.bmm(up(Ra), up(Rb).transpose(1,2))
-        out.append(gr.masked_fill(~gl, 0).sum((1,2)) if gl.dtype == torch.bool else (gl * gr).sum((1,2)))
-    return torch.cat(out) if out else Ra.new_zeros(0, dtype=dt)
+        gl, gr = left_gram(up(La), up(Lb)), torch.bmm(up(Ra), up(Rb).transpose(1,2)).to(acc)   # a float32 product is exact in float64
+        out.append(gr.masked_fill(~gl, 0).sum((1,2)) if gl.dtype == torch.bool else (gl.to(acc) * gr).sum((1,2)))
+    return torch.cat(out) if out else Ra.new_zeros(0, dtype=acc)
 
 def factor_bound(L, R) -> Tensor:
     "Per-example `Σ_t ‖L_t‖·‖R_t‖`, an upper bound on `‖L_iᵀ R_i‖` (triangle inequality), [B], float64"
     dt = gram_dtype(R.device)  # row norms in at least float32 (no float64 copy of the factors: the bound only flags cancellation)
+    if (cols := live_cols(L)) is not None: L = L.index_select(-1, cols)   # zero columns add nothing to a row norm
     norm = lambda t: torch.linalg.vector_norm(t, dim=-1, dtype=acc_dtype(t.dtype)).to(dt)
     return ((norm(L) * norm(R)) if L.is_floating_point() else norm(R)).sum(1)
 
@@ -97,13 +123,16 @@ def onehot_rows(L, R, c:Tensor) -> tuple[Tensor, Tensor]:
 def factor_sum(L, R, c:Tensor, m:int, dtype:torch.dtype|None=None) -> Tensor:
     "Clipped sum `Σ_i c_i L_iᵀ R_i`, [m,n]: matmuls in `dtype` (default `sum_dtype`), a float64 `index_add_` for a one-hot `L`"
     B,T,n = R.shape
+    if (cols := live_cols(L)) is not None:                 # the rows of the sum that get anything; the others are exact zeros
+        part = factor_sum(L.index_select(-1, cols), R, c, len(cols), dtype)
+        return part.new_zeros(m, n).index_copy_(0, cols, part)
     if L.is_floating_point():
         dt = dtype or sum_dtype(torch.promote_types(L.dtype, R.dtype))   # mixed under autocast: bf16 output grad, fp32 input
         cd, big = c.to(dt).view(-1,1,1), L.shape[-1] >= n
-        def part(s, e):
-            l, r = L[s:e].to(dt), R[s:e].to(dt)
-            if big: r = r * cd[s:e]
-            else: l = l * cd[s:e]
+        def part(s, e):              # c·R (or c·L) in `dt`: a bf16 side is upcast exactly in the same pass, then rounded once
+            l, r = L[s:e], R[s:e]
+            if big: l, r = l.to(dt), r * cd[s:e]
+            else: l, r = l * cd[s:e], r.to(dt)
             return l.reshape(-1,l.shape[-1]).T @ r.reshape(-1,n)
         if L.dtype == R.dtype == dt: return part(0, B)          # no upcast copy: one matmul
         out = None
@@ -138,20 +167,25 @@ def _pair_parts(groups:dict) -> dict:
             parts[k] = parts[k] + (v if a == b else 2 * v) if k in parts else (v if a == b else 2 * v)
     return parts
 
-def _ghost_parts(p, us):
-    "Squared-norm parts by pair of labels from Gram matrices (float64); the factor blocks; each block's triangle bound [B]"
-    groups = {}
-    for u in us: groups.setdefault((u.label, u.onehot), []).append(u)
-    cat = lambda ts: ts[0] if len(ts) == 1 else torch.cat(ts, 1)
-    blocks = [(lab, cat([u.L for u in g]), cat([u.R for u in g])) for (lab, _), g in groups.items()]
+def _block_parts(blocks:list, dtype:torch.dtype|None=None) -> dict:
+    "Squared-norm parts by pair of labels of factor blocks `(label, L, R)`, from Gram products in `dtype` (see `factor_inner`)"
     parts = {}
     for i, (la, La, Ra) in enumerate(blocks):
         for j in range(i, len(blocks)):
             lb, Lb, Rb = blocks[j]
             k = _pair_key(la, lb)
-            with torch.profiler.record_function(f"dptie::gram:{k}"): v = factor_inner(La, Ra, Lb, Rb)
+            with torch.profiler.record_function(f"dptie::gram:{k}"): v = factor_inner(La, Ra, Lb, Rb, dtype)
             v = v if i == j else 2 * v
             parts[k] = parts[k] + v if k in parts else v
+    return parts
+
+def _ghost_parts(p, us, dtype:torch.dtype|None=None):
+    "Squared-norm parts by pair of labels from Gram matrices (products in `dtype`, default float64); the factor blocks; each block's triangle bound [B]"
+    groups = {}
+    for u in us: groups.setdefault((u.label, u.onehot), []).append(u)
+    cat = lambda ts: ts[0] if len(ts) == 1 else torch.cat(ts, 1)
+    blocks = [(lab, cat([u.L for u in g]), cat([u.R for u in g])) for (lab, _), g in groups.items()]
+    parts = _block_parts(blocks, dtype)
     with torch.profiler.record_function("dptie::bound"): return parts, blocks, [factor_bound(L, R) for _, L, R in blocks]
 
 

@@ -14,12 +14,12 @@ from torch import Tensor
 from torch.autograd.graph import get_gradient_edge
 from torch.utils._pytree import tree_flatten, tree_leaves
 from fastcore.basics import patch
-from .factors import STAT_KEYS, Use, factor_sum, gram_dtype, onehot_rows, sum_dtype, _exact_example, _ghost_parts, _mat_parts
+from .factors import STAT_KEYS, Use, acc_dtype, factor_sum, gram_dtype, live_cols, onehot_rows, sum_dtype, _block_parts, _exact_example, _ghost_parts, _mat_parts
 from .rules import RULES, Rule, register_rule, linear_rule, _fallback_grads, _is_hf_model, _register_hf_rules, _trains
 
 # %% auto #0
-__all__ = ['BATCH_ARGS', 'RHO', 'per_example_grads', 'clip_reference', 'count_param_uses', 'GhostClipper', 'ieee_matmul',
-           'verify_rtol_for']
+__all__ = ['BATCH_ARGS', 'RHO', 'GRAM_RTOL', 'per_example_grads', 'clip_reference', 'count_param_uses', 'GhostClipper',
+           'ieee_matmul', 'verify_rtol_for']
 
 # %% ../nbs/04_ghost.ipynb #ce234d94
 def per_example_grads(losses:Tensor, # [B] one loss per example
@@ -167,7 +167,7 @@ class GhostClipper:
         self._probe = torch.zeros((), requires_grad=True)
         self._on, self._marks = True, {}
         self.last_norms = self.last_clip_factors = self.last_stats = self.last_param_sq = self.last_decisions = self.last_exact = None
-        self.last_margins = self.last_batch_digest = None
+        self.last_margins = self.last_batch_digest = self.last_gram64 = self.last_autocast = None
         self.last_verified = 0
         self.clear()
 
@@ -187,7 +187,7 @@ class GhostClipper:
 
     def clear(self):
         "Drop everything saved since the last backward (e.g. after a forward that will not be backpropagated)"
-        self._calls, self._starts, self._B, self._Bsrc = [], defaultdict(list), None, None
+        self._calls, self._starts, self._B, self._Bsrc, self._amp = [], defaultdict(list), None, None, None
         self._bin, self._ambig = [], []   # (model, arg name, tensor, version) of per-example inputs; (arg name, tensor) of ambiguous ones
 
     def detach(self):
@@ -265,6 +265,7 @@ def _pre_batch(self:GhostClipper, src, mod, args, kwargs):
     if x is None or x.dim() == 0: return
     if self._B is None or (not self._calls and x.shape[0] != self._B):   # a new batch: nothing waits for backward
         self._B, self._Bsrc, self._bin, self._ambig = x.shape[0], src, [], []
+    if torch.is_autocast_enabled(x.device.type): self._amp = torch.get_autocast_dtype(x.device.type)  # for verify's tolerance
     elif x.shape[0] != self._B:
         raise RuntimeError(f"{src} got a batch of {x.shape[0]} but {len(self._calls)} module call(s) of a batch of "
                            f"{self._B} wait for backward: call clipper.backward(losses) first, or clipper.clear() to drop "
@@ -422,14 +423,16 @@ RHO = 1e3  # a ghost norm² below (Σ_t ‖L_t‖‖R_t‖)²/RHO is cancellatio
 
 @contextmanager
 def ieee_matmul():
-    "float32 matmuls in full float32 inside the block (no TF32 on CUDA, no bf16 passes in oneDNN), the settings restored after"
+    "The engine's arithmetic as written: no autocast, float32 matmuls in full float32 (no TF32, no oneDNN bf16 passes); settings restored after"
     b = torch.backends
     new = [m for m in (b.cuda.matmul, getattr(getattr(b, 'mkldnn', None), 'matmul', None)) if hasattr(m, 'fp32_precision')]
     saved = [m.fp32_precision for m in new]
     try: legacy = torch.get_float32_matmul_precision()
     except RuntimeError: legacy = None       # set through the per-backend API only: the legacy setting is still its default
     torch.set_float32_matmul_precision('highest')   # sets the legacy flag and every backend's, consistently
-    try: yield
+    try:
+        # a backward called inside the user's autocast would run the Grams and clipped sums in bf16: the bounds assume these dtypes
+        with torch.autocast('cpu', enabled=False), torch.autocast('cuda', enabled=False): yield
     finally:
         if legacy is not None: torch.set_float32_matmul_precision(legacy)
         for m, s in zip(new, saved): m.fp32_precision = s
@@ -443,14 +446,36 @@ def _gamma(n:int, u:float) -> float:
                                       "proven: use shorter sequences, float64 Grams (not MPS) or exact_sums=True")
     return n * u / (1 - n * u)
 
-def _ghost_release(p, blocks, bounds, sq, exact, sd, acc, out_u) -> Tensor:
-    "Upper bound on ‖fl(c_i g_i)‖ / c_i, each example alone, for a ghost parameter (its sums in `sd`), [B], `acc`"
-    ug, us = _unit(acc), _unit(sd)
-    m, n, nb = p.shape[0], p.numel() // max(p.shape[0], 1), len(blocks)
+GRAM_RTOL = 2 ** -10  # float32 Grams whose error bound exceeds this share of the squared norm are redone in float64
+
+def _bound_slack(p, blocks, acc) -> float:
+    "q ≥ 1 with true S_b ≤ q · computed S_b: `factor_bound`'s row norms (at least float32), products and T-sums in `acc`"
+    m, n = p.shape[0], p.numel() // max(p.shape[0], 1)
     T = sum(L.shape[1] for _, L, _ in blocks)
-    fdt = blocks[0][2].dtype                                   # factor_bound's row norms are in acc_dtype of the factors
-    ua = _unit(torch.promote_types(fdt, torch.float32))
-    q = (1 + _gamma(m + 2, ua)) * (1 + _gamma(n + 2, ua)) * (1 + _gamma(T + 2, ug))   # true S_b ≤ q · computed S_b
+    ua = max(_unit(acc_dtype(t.dtype)) for _, L, R in blocks for t in (L, R) if t.is_floating_point())
+    return (1 + _gamma(m + 2, ua)) * (1 + _gamma(n + 2, ua)) * (1 + _gamma(T + 2, _unit(acc)))
+
+def _gram_error(p, blocks, bounds, gd, acc) -> Tensor:
+    "Bound on |computed − true| of a ghost squared norm, Gram products in `gd`, their inner products and sums in `acc`, [B]"
+    u, nb = _unit(gd), len(blocks)
+    m, n = p.shape[0], p.numel() // max(p.shape[0], 1)
+    T = sum(L.shape[1] for _, L, _ in blocks)
+    tail = _gamma(T * T + nb * nb + 5, _unit(acc))     # Σ_ts GL·GR (exact products of `gd` numbers) and the parts' sum
+    err = torch.zeros_like(bounds[0])
+    for i, (_, La, _) in enumerate(blocks):
+        for j in range(i, nb):
+            Lb = blocks[j][1]
+            k = m if (cols := live_cols(La, Lb)) is None else len(cols)   # zero columns add exact zeros (`factor_inner` drops them)
+            gm = _gamma(k, u) if La.is_floating_point() and Lb.is_floating_point() else 0.   # a one-hot side: a gather, exact
+            e = (1 + gm) * (1 + _gamma(n, u)) * (1 + tail) - 1      # |ΔG_ts| ≤ γ_m ‖L_t‖‖L_s‖ per Gram entry, same for R
+            err = err + (1 if i == j else 2) * e * bounds[i] * bounds[j]
+    return err * _bound_slack(p, blocks, acc) ** 2
+
+def _ghost_release(p, blocks, bounds, sq, exact, sd, acc, out_u, gerr) -> Tensor:
+    "Upper bound on ‖fl(c_i g_i)‖ / c_i, each example alone, for a ghost parameter (its sums in `sd`; `gerr` from `_gram_error`), [B], `acc`"
+    ug, us = _unit(acc), _unit(sd)
+    nb = len(blocks)
+    q = _bound_slack(p, blocks, acc)                           # true S_b ≤ q · computed S_b
     S = [b * q for b in bounds]
     St = sum(S)
     onehot = any(not L.is_floating_point() for _, L, _ in blocks)
@@ -459,7 +484,7 @@ def _ghost_release(p, blocks, bounds, sq, exact, sd, acc, out_u) -> Tensor:
     u_sum = min(ug, us) if onehot else us                      # blocks summed in the promoted dtype, then cast to sd
     add = _gamma(nb, u_sum) * 1.01 * St if nb > 1 else 0.
     cast = us if u_sum < us else 0.
-    U = ((sq.clamp_min(0) + _gamma(m + n + T * T + nb * nb + 5, ug) * St * St).sqrt() + gemm + add) * (1 + cast)
+    U = ((sq.clamp_min(0) + gerr).sqrt() + gemm + add) * (1 + cast)
     for i, g in exact.items():                                 # materialised in float64: its norm is that of the vector released
         U[i] = (sq[i] * (1 + _gamma(g.numel() + 1, ug))).sqrt() * (1 + _gamma(2, us))
     return U * (1 + out_u)
@@ -493,6 +518,7 @@ def _set_last(self:GhostClipper, norms, clip, psq, decisions, stats, exact, marg
 @patch
 def _norms(self:GhostClipper, by:dict, B:int, acc, dev, to_dict:bool=False):
     "Per-parameter squared norms (ghost, or materialised; cancelling examples recomputed exactly), summed and split by part"
+    g64 = self.last_gram64 = {}                         # per ghost parameter: examples whose float32 Grams were redone in float64
     stats = {k: torch.zeros(B, dtype=acc, device=dev) for k in STAT_KEYS}
     total = torch.zeros(B, dtype=acc, device=dev)
     rel_sq = torch.zeros(B, dtype=acc, device=dev)      # Σ_p (bound on the released ‖fl(c_i g_i)‖ / c_i)²
@@ -502,9 +528,17 @@ def _norms(self:GhostClipper, by:dict, B:int, acc, dev, to_dict:bool=False):
         sd = sum_dtype(p.dtype, self.exact_sums)
         out_u = 0. if to_dict or p.dtype == sd else _unit(p.dtype)   # the final cast to p.dtype rounds too
         if self._ghost(p, us):
-            parts, blocks, bounds = _ghost_parts(p, us)
+            gd = self._gram_dtype(us, acc)
+            parts, blocks, bounds = _ghost_parts(p, us, gd)
             bound = sum(bounds)
             sq, exact = sum(parts.values()), {}
+            err = _gram_error(p, blocks, bounds, gd, acc)          # |computed − true| squared norm, for every example
+            if gd != acc and len(loose := (err > GRAM_RTOL * sq.clamp_min(0)).nonzero().flatten()):
+                sub = [(lab, L[loose], R[loose]) for lab, L, R in blocks]   # float32 Grams too loose there: float64
+                with torch.profiler.record_function("dptie::gram_float64"): again = _block_parts(sub, acc)
+                for k in parts: parts[k][loose] = again[k]
+                sq, err[loose] = sum(parts.values()), _gram_error(p, sub, [b[loose] for b in bounds], acc, acc)
+                g64[name] = len(loose)
             for i in (sq * RHO < bound * bound).nonzero().flatten().tolist():
                 with torch.profiler.record_function("dptie::exact_recompute"): pi, exact[i] = _exact_example(p, blocks, i)
                 for k in parts: parts[k][i] = pi.get(k, 0.)
@@ -512,7 +546,7 @@ def _norms(self:GhostClipper, by:dict, B:int, acc, dev, to_dict:bool=False):
             payload[pid] = (p, blocks, exact, None)
             decisions[name] = 'ghost'
             if exact: exact_n[name] = len(exact)
-            rel = _ghost_release(p, blocks, bounds, sq, exact, sd, acc, out_u)
+            rel = _ghost_release(p, blocks, bounds, sq, exact, sd, acc, out_u, err)
         else:
             with torch.profiler.record_function("dptie::materialize"): parts, pay, sq = _mat_parts(p, us, B)
             payload[pid] = (p, None, None, pay)
@@ -521,6 +555,13 @@ def _norms(self:GhostClipper, by:dict, B:int, acc, dev, to_dict:bool=False):
         psq[name] = sq; total += sq; rel_sq += rel * rel
         for k, v in parts.items(): stats[k] += v
     return stats, total, payload, psq, decisions, exact_n, rel_sq
+
+@patch
+def _gram_dtype(self:GhostClipper, us:list, acc) -> torch.dtype:
+    "Gram products in float32 when every factor is at most float32 (and not `exact_sums`), with an error bound; else `acc`"
+    if self.exact_sums or acc != torch.float64: return acc
+    low = (torch.float32, torch.bfloat16, torch.float16)
+    return torch.float32 if all(t.dtype in low for u in us for t in (u.L, u.R) if t is not None and t.is_floating_point()) else acc
 
 def _clipped_sums(payload:dict, clip:Tensor, exact_sums:bool=False) -> dict:
     "`Σ_i c_i g_i` per parameter in `sum_dtype` (at least float32) from its factors; recomputed examples from their gradients"
@@ -590,7 +631,8 @@ def _backward(self:GhostClipper, losses, into=None):
     grads, k = [], 0
     for c in calls: grads.append(flat[k:k + len(c.edges)]); k += len(c.edges)
     del flat
-    if self.check_unseen: self._check_graph(losses, calls, grads)
+    if self.check_unseen:
+        with torch.profiler.record_function("dptie::check_graph"): self._check_graph(losses, calls, grads)
     with ieee_matmul():                          # the engine's own matmuls in full float32 (no TF32)
         with torch.profiler.record_function("dptie::rules"): by = self._uses(calls, grads)
         del grads
@@ -602,6 +644,7 @@ def _backward(self:GhostClipper, losses, into=None):
 def _finish(self:GhostClipper, losses, into, nv, stats, total, payload, psq, decisions, exact_n, rel_sq):
     "Clip factors with their rounding margins, clipped sums, optional verification, then the sums added where they go"
     B = len(total)
+    self.last_autocast = self._amp        # the forward's autocast dtype (None: none): `verify` compares with autograd at its precision
     norms = total.sqrt()
     if not torch.isfinite(norms).all():
         bad = int((~torch.isfinite(norms)).sum())           # a count: which examples is private
@@ -617,7 +660,7 @@ def _finish(self:GhostClipper, losses, into, nv, stats, total, payload, psq, dec
     margins = torch.where(norms > 0, U / norms.clamp_min(torch.finfo(norms.dtype).tiny) - 1, torch.zeros_like(U))
     with torch.profiler.record_function("dptie::clipped_sums"): sums = _clipped_sums(payload, clip, self.exact_sums)
     self._set_last(norms, clip, psq, decisions, {**stats, 'total': total}, exact_n, margins)
-    digest = self._digest()
+    with torch.profiler.record_function("dptie::digest"): digest = self._digest()
     if nv:
         self._verify(losses, norms, sums, nv)
         self.last_verified = nv
@@ -687,8 +730,8 @@ def verify_rtol_for(dt:torch.dtype) -> float:
 
 @patch(as_prop=True)
 def verify_tolerance(self:GhostClipper) -> float:
-    "The relative tolerance `verify` checks with: `verify_rtol`, or the default for the parameters' dtype"
-    return self.verify_rtol or verify_rtol_for(self.params[0].dtype)
+    "The relative tolerance `verify` checks with: `verify_rtol`, or the default for the parameters' dtype (the autocast dtype of the forward, if any)"
+    return self.verify_rtol or verify_rtol_for(self._amp or self.last_autocast or self.params[0].dtype)
 
 @patch
 def _verify(self:GhostClipper, losses, norms, sums, k:int):

@@ -12,10 +12,11 @@ import torch.nn.functional as F
 from torch import nn
 
 from .assets import AssetNotFound, model_source, shown_path
+from .config import PRECISIONS
 
 # %% auto #0
 __all__ = ['TYINGS', 'is_tied', 'untie', 'build_model', 'param_counts', 'hidden_states', 'class_logits', 'class_loss', 'predict',
-           'lm_loss']
+           'lm_loss', 'autocast_for']
 
 # %% ../nbs/02_model.ipynb #4bf3309c
 TYINGS = ("tied", "untied")
@@ -148,3 +149,9 @@ def lm_loss(model:nn.Module, input_ids:torch.Tensor, attention_mask:torch.Tensor
     tgt, m = input_ids[:, 1:], attention_mask[:, 1:].to(logits.dtype)
     ce = F.cross_entropy(logits.transpose(1, 2), tgt, reduction="none")
     return (ce * m).sum(1) / m.sum(1).clamp(min=1)
+
+# %% ../nbs/02_model.ipynb #a1ca0002
+def autocast_for(precision:str, device="cpu"):
+    "The forward's precision as a context: bf16 autocast for `precision='bf16'`, nothing for 'float32'"
+    if precision not in PRECISIONS: raise ValueError(f"precision={precision!r}: use one of {PRECISIONS}")
+    return torch.autocast(str(device).split(":")[0], dtype=torch.bfloat16, enabled=precision == "bf16")

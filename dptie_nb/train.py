@@ -18,7 +18,7 @@ from .data import PoissonSampler, ShuffledSampler, collate, load_task, poisson_p
 from .distributed import all_gather_objects, check_same, gather_lists, init_from_env, shard, shutdown, torchrun_cmd, world
 from .dpoptim import VERIFY_EXAMPLES
 from .engine import make_engine
-from .model import build_model, class_loss, param_counts, predict
+from .model import autocast_for, build_model, class_loss, param_counts, predict
 
 # %% auto #0
 __all__ = ['DIAGNOSTICS', 'TRAIN_DIAGNOSTICS', 'EVAL_FIELDS', 'environment', 'git_state', 'file_sha256', 'provenance',
@@ -28,7 +28,7 @@ __all__ = ['DIAGNOSTICS', 'TRAIN_DIAGNOSTICS', 'EVAL_FIELDS', 'environment', 'gi
            'compare_runs', 'main', 'launch_train', 'template_values', 'run_template', 'run_main']
 
 # %% ../nbs/07_train.ipynb #7312b362
-from .config import ENGINES, OPTIMIZERS, RunConfig, scratch_out, versions   # the run schema: chapter 00b_config
+from .config import ENGINES, OPTIMIZERS, RunConfig, scratch_out, stored_config, versions   # the run schema: chapter 00b_config
 
 # %% ../nbs/07_train.ipynb #10d9b960
 def environment(device:str="cpu") -> dict:
@@ -140,7 +140,8 @@ def pack_bits(x) -> dict:
     return dict(n=len(x), bits=base64.b64encode(np.packbits(x).tobytes()).decode("ascii"))
 
 @torch.no_grad()
-def evaluate(model, data, batch_size:int=64, restrict:bool=False, device:str="cpu", per_example:bool=False) -> dict:
+def evaluate(model, data, batch_size:int=64, restrict:bool=False, device:str="cpu", per_example:bool=False,
+             precision:str="float32") -> dict:
     "`dev_metrics` of an encoded split (accuracy, balanced accuracy, AUROC, share predicted label 1, both losses); `per_example` adds `correct`, its right answers packed by `pack_bits`."
     if not len(data): raise ValueError("evaluate: the split has no examples")
     was, (ys, zs, ls) = model.training, ([], [], [])
@@ -148,7 +149,7 @@ def evaluate(model, data, batch_size:int=64, restrict:bool=False, device:str="cp
     try:
         for s in range(0, len(data), batch_size):
             b = _to(collate(data, np.arange(s, min(len(data), s + batch_size))), device)
-            l, sub = class_loss(model, b, restrict)
+            with autocast_for(precision, device): l, sub = class_loss(model, b, restrict)
             ys.append(b["labels"].cpu()); zs.append(sub.double().cpu()); ls.append(l.double().cpu())
     finally: model.train(was)
     out, ok = dev_metrics(torch.cat(ys).numpy(), torch.cat(zs).numpy(), torch.cat(ls).numpy())
@@ -327,7 +328,7 @@ def _log(r:_Run, step:int, row:dict, with_prv:bool) -> dict:
 
 def _evaluate(r:_Run, step:int, final:bool=False):
     "Evaluate on the dev split into `evals`; the final evaluation also keeps which dev examples it got right"
-    ev = evaluate(r.model, r.dev, restrict=r.cfg.restrict_loss, device=r.cfg.device, per_example=final)
+    ev = evaluate(r.model, r.dev, restrict=r.cfg.restrict_loss, device=r.cfg.device, per_example=final, precision=r.cfg.precision)
     if final: r.dev_correct = ev.pop("correct")
     r.m["evals"].append(dict(step=step, **ev))
 
@@ -416,8 +417,12 @@ def _one_step(model, engine, cfg, tr, idx) -> dict:
     mine = mine[np.argsort([len(tr.input_ids[i]) for i in mine], kind="stable")]  # micro-batches of like lengths: less padding
     for s, e in _cuts(len(mine), cfg.micro_batch_size, getattr(engine, "verify_next", False)):
         part = mine[s:e]
-        losses, _ = class_loss(model, _to(collate(tr, part), cfg.device), cfg.restrict_loss)
-        again = lambda pos, part=part: class_loss(model, _to(collate(tr, part[pos]), cfg.device), cfg.restrict_loss)[0]
+        # the micro-batch the first-step check compares with autograd runs in float32: at bf16 the two sides round differently
+        # and the check could only hold to 1e-2; the engine's arithmetic does not depend on the factors' dtype (chapter 04_ghost)
+        prec = "float32" if getattr(engine, "verify_next", False) and len(part) >= 2 else cfg.precision
+        with autocast_for(prec, cfg.device): losses, _ = class_loss(model, _to(collate(tr, part), cfg.device), cfg.restrict_loss)
+        def again(pos, part=part, prec=prec):         # the check's recompute: the same precision
+            with autocast_for(prec, cfg.device): return class_loss(model, _to(collate(tr, part[pos]), cfg.device), cfg.restrict_loss)[0]
         norms = engine.backward(losses, recompute=again)  # the first-step check recomputes a few losses in smaller batches
         all_l.append(losses.detach().double().cpu())
         if norms is not None: all_n.append(norms.detach().double().cpu())
@@ -527,7 +532,7 @@ def config_from_run(path:str|Path, # a finished run's folder, or its metrics.jso
     except json.JSONDecodeError as e: raise ValueError(f"{f} is not JSON ({e})") from None
     if m.get("status") != "ok" or not isinstance(m.get("config"), dict):
         raise ValueError(f"{f} is not a finished run (status {m.get('status')!r}): there is nothing to compare with")
-    return RunConfig.from_dict(m["config"]), m
+    return stored_config(m["config"]), m
 
 def compare_runs(done:dict, # a finished run's metrics
                  again:dict, # the metrics of the same settings trained again
