@@ -795,6 +795,18 @@ def _oneoffs_text(recs:list) -> str:
         if (e := r.get("dev_eval")): out.append(f"dev evaluation ({e['n']} sentences): {e['time_s']:.1f} s")
     return "; ".join(out)
 
+def _portable(obj, roots:dict):
+    "`obj` with no machine path: each checkout's folder replaced by its label (`roots`: path -> label), temporary caches dropped"
+    subs = sorted(((str(Path(k).resolve()), v) for k, v in roots.items()), key=lambda kv: -len(kv[0]))
+    def fix(x):
+        if isinstance(x, dict): return {k: fix(v) for k, v in x.items() if k != "data_cache"}
+        if isinstance(x, list): return [fix(v) for v in x]
+        if isinstance(x, str):
+            for pre, lab in subs:
+                if x == pre or x.startswith(pre + os.sep): return lab + x[len(pre):]
+        return x
+    return fix(obj)
+
 def study(settings:dict, # from `study_settings`
           losses=tuple(STUDY_LOSSES), modes=STUDY_MODES, steps:int=3, warmup:int=1, repeats:int=1,
           timeout:float|None=None, out:str|Path="reports/bench", log=print) -> dict:
@@ -810,6 +822,7 @@ def study(settings:dict, # from `study_settings`
         if r["status"] == "ok" and r["mode"] == "nonprivate" and not r.get("profile_s"): r["profile_s"] = study_summary([r])["phases_s"]
     res = dict(kind="study", settings=settings, flops_formula=FLOPS_FORMULA, peak=peak, machine=dict(before=m0, after=_machine()),
                summaries=_groups(recs, peak), oneoffs=_oneoffs_text(recs), records=recs) | versions()
+    res = _portable(res, {project_root(): "."})
     atomic_write_json(out/"study.json", res)
     plot_study(res, out/"study.png")
     log(study_table(res["summaries"]), flush=True)
@@ -867,6 +880,9 @@ def side_by_side(root_a:str|Path, root_b:str|Path, # two checkouts (e.g. git wor
                              a_precision=prec["A"], b_precision=prec["B"]))
     res = dict(kind="side_by_side", settings=settings, roots=[dict(side=x, root=str(r), code=_git_commit(r)) for x, r in zip("AB", roots)],
                machine=dict(before=m0, after=_machine()), comparison=rows, summaries=sm, records=recs) | versions()
+    labels = {r: "." if r == Path(project_root()).resolve() else f"<checkout {x}: {((_git_commit(r) or {}).get('commit') or '?')[:8]}>"
+              for x, r in zip("AB", roots)}
+    res = _portable(res, {project_root(): ".", **labels})
     atomic_write_json(out/"side_by_side.json", res)
     plot_side_by_side(res, out/"side_by_side.png")
     log("| loss | mode | A examples/s | B examples/s | B / A | precision A, B | same batches |\n|---|---|---|---|---|---|---|")
