@@ -189,6 +189,10 @@ class PoissonSampler:
         "The batch handed out last (the global batch, the same on every rank)"
         return self._draws.last
     @property
+    def last_step(self) -> int|None:
+        "The step whose batch was handed out last (None before the first): what the DP optimizer keys that step's noise by"
+        return self._draws.next - 1 if self._draws.count else None
+    @property
     def expected_batch_size(self) -> float: return self.q * self.n
 
 @dataclass

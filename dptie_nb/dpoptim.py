@@ -18,7 +18,8 @@ from .accountant import PrivacyLedger, check_delta_for, noise_multiplier, paper_
 from .data import PoissonSampler, poisson_plan
 
 # %% auto #0
-__all__ = ['VERIFY_EXAMPLES', 'NOISE_CHUNK', 'SEEDED_WARNING', 'Mechanism', 'DPOptimizer', 'PrivateTraining', 'make_private']
+__all__ = ['VERIFY_EXAMPLES', 'NOISE_CHUNK', 'SEEDED_WARNING', 'Mechanism', 'DPOptimizer', 'stream_seed', 'PrivateTraining',
+           'make_private']
 
 # %% ../nbs/05_dpoptim.ipynb #eec52cf7
 @dataclass(frozen=True)
@@ -78,6 +79,7 @@ class DPOptimizer:
         self.optimizer = optimizer
         self._mech = Mechanism(sigma, self.clipper.max_grad_norm, ebs, None if sampler is None else float(sampler.q))
         self._generator, self._secure, self._sampler, self._ledger = generator, bool(secure), sampler, ledger
+        self._noise_key = None if secure else _noise_key(generator)   # seeded: streams keyed by (key, step, name, chunk)
         self._sums, self._digests, self._examples = {}, set(), 0
         self._draws_seen = 0 if sampler is None else sampler.draws
         self._check_first, self.first_step_check = bool(check_first_step), None
@@ -245,18 +247,30 @@ def _buffers(self:DPOptimizer, ps) -> list:
     return [self._sums.pop(id(p)) if id(p) in self._sums else torch.zeros(p.shape, dtype=sum_dtype(p.dtype), device=p.device)
             for p in ps]
 
-@patch
-def _seeds(self:DPOptimizer, n:int) -> list:
-    "`n` seeds for this step's noise streams: from the generator (or torch's global one), or 63 bits of os.urandom each"
-    if self._secure: return [int.from_bytes(os.urandom(8), 'little') >> 1 for _ in range(n)]
-    dev = self._generator.device if self._generator is not None else 'cpu'
-    return torch.randint(0, 2**62, (n,), generator=self._generator, device=dev).tolist()
+def _noise_key(generator:torch.Generator|None) -> int:
+    "The key of a seeded optimizer's noise streams: one draw from `generator` (or torch's global one) when it is built"
+    dev = generator.device if generator is not None else 'cpu'
+    return int(torch.randint(0, 2**62, (1,), generator=generator, device=dev).item())
+
+def stream_seed(key:int, step:int, name:str, chunk:int) -> int:
+    "The seed of one noise stream: a hash of (key, step, parameter name, chunk), so two models share the noise of the parameters they share"
+    h = hashlib.sha256(f"dptie-noise:{key}:{step}:{name}:{chunk}".encode()).digest()
+    return int.from_bytes(h[:8], 'little') >> 1
 
 @patch
-def _add_noise(self:DPOptimizer, gs:list):
-    "Add N(0, σ²C²) to every (contiguous, float32 or float64) buffer of `gs` in place: chunks of `NOISE_CHUNK`, one seeded stream each"
-    std = self.noise_multiplier * self.max_grad_norm
-    chunks = [g.view(-1)[s:s + NOISE_CHUNK] for g in gs for s in range(0, g.numel(), NOISE_CHUNK)]
+def _seeds(self:DPOptimizer, keys:list) -> list:
+    "A seed per noise stream `(name, chunk)` of this step: 63 bits of os.urandom each (secure), or `stream_seed` of the key"
+    if self._secure: return [int.from_bytes(os.urandom(8), 'little') >> 1 for _ in keys]
+    step = self._sampler.last_step if self._sampler is not None else self.steps   # the run's global step, also after a resume
+    return [stream_seed(self._noise_key, step, name, k) for name, k in keys]
+
+@patch
+def _add_noise(self:DPOptimizer, gs:list, names:list):
+    "Add N(0, σ²C²) to every (contiguous, float32 or float64) buffer of `gs` in place: chunks of `NOISE_CHUNK`, one stream each, keyed by parameter name"
+    std, names = self.noise_multiplier * self.max_grad_norm, [str(n) for n in names]
+    if len(set(names)) != len(names):   # two buffers on one stream would get the same noise: their difference released un-noised
+        raise RuntimeError(f"two parameters share the noise-stream name {next(n for n in names if names.count(n) > 1)!r}; please report it")
+    chunks = [(g.view(-1)[s:s + NOISE_CHUNK], (name, s // NOISE_CHUNK)) for g, name in zip(gs, names) for s in range(0, g.numel(), NOISE_CHUNK)]
     def draw(c, seed):
         gen = torch.Generator(device=c.device).manual_seed(seed)
         z = torch.randn(c.shape, generator=gen, device=c.device, dtype=c.dtype)
@@ -264,7 +278,7 @@ def _add_noise(self:DPOptimizer, gs:list):
             for _ in range(3): z.add_(torch.randn(c.shape, generator=gen, device=c.device, dtype=c.dtype))
             z.mul_(0.5)
         c.add_(z.mul_(std))
-    jobs = list(zip(chunks, self._seeds(len(chunks))))
+    jobs = list(zip([c for c, _ in chunks], self._seeds([k for _, k in chunks])))
     workers = min(torch.get_num_threads(), len(jobs))
     if workers > 1 and all(c.device.type == 'cpu' for c, _ in jobs):   # the CPU generator is one thread: run the streams in parallel
         with ThreadPoolExecutor(workers) as ex: list(ex.map(lambda j: draw(*j), jobs))
@@ -317,10 +331,10 @@ def step(self:DPOptimizer, closure=None):
     self._check_batch()
     with torch.no_grad():
         gs = self._buffers(ps)
-        if self._distributed: self._reduce(gs)
+        if self._distributed: self._reduce(gs, [self._name(p) for p in ps])
         else:
             with torch.profiler.record_function("dptie::noise"):
-                if self.noise_multiplier > 0: self._add_noise(gs)
+                if self.noise_multiplier > 0: self._add_noise(gs, [self._name(p) for p in ps])
         if self._ledger is not None: self._ledger.step(self.noise_multiplier, self.sample_rate)  # released from here on
         for p, g in zip(ps, gs): p.grad = g.div_(self.expected_batch_size).to(p.dtype)
     self.steps += 1
@@ -332,9 +346,9 @@ def step(self:DPOptimizer, closure=None):
 
 # %% ../nbs/05_dpoptim.ipynb #a81028dc
 @patch
-def _reduce(self:DPOptimizer, gs:list):
+def _reduce(self:DPOptimizer, gs:list, names:list):
     "Sum every rank's clipped sums plus rank 0's noise across the ranks, in place; count every rank's examples"
-    if self.noise_multiplier > 0 and world()[0] == 0: self._add_noise(gs)
+    if self.noise_multiplier > 0 and world()[0] == 0: self._add_noise(gs, names)
     n = torch.tensor([float(self._examples)], dtype=torch.float64, device=gs[0].device if gs else "cpu")
     all_reduce_([*gs, n])
     self._examples = int(n.item())

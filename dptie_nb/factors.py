@@ -10,8 +10,8 @@ import torch, torch.nn as nn
 from torch import Tensor
 
 # %% auto #0
-__all__ = ['WIDE', 'STAT_KEYS', 'Use', 'acc_dtype', 'left_gram', 'gram_dtype', 'live_cols', 'factor_inner', 'factor_bound',
-           'factor_grad', 'sum_dtype', 'onehot_rows', 'factor_sum']
+__all__ = ['WIDE', 'STAT_KEYS', 'Use', 'acc_dtype', 'left_gram', 'gram_dtype', 'live_cols', 'side_dtype', 'factor_inner',
+           'factor_bound', 'factor_grad', 'sum_dtype', 'onehot_rows', 'factor_sum']
 
 # %% ../nbs/03a_factors.ipynb #9a7d367a
 @dataclass
@@ -72,16 +72,21 @@ def live_cols(*ts) -> Tensor|None:
     cols = live.nonzero().flatten()
     return cols if len(cols) <= ts[0].shape[-1] // 2 else None   # a zero column adds exact zeros: dropping it changes no value
 
+def side_dtype(t:Tensor, dtype:torch.dtype, acc:torch.dtype) -> torch.dtype:
+    "Dtype of one side's Gram products: `acc` (float64) for a dense factor at least `WIDE` wide, whose float32 bound (γ_m) would be loose; else `dtype`"
+    return acc if t.is_floating_point() and t.shape[-1] >= WIDE else dtype
+
 def factor_inner(La, Ra, Lb, Rb, dtype:torch.dtype|None=None) -> Tensor:
     "Per-example `<La_iᵀ Ra_i, Lb_iᵀ Rb_i>` as `<La Lbᵀ, Ra Rbᵀ>_F`, [B]: Gram products in `dtype` (default `gram_dtype`: float64), their inner product in `gram_dtype`"
     acc, B = gram_dtype(Ra.device), Ra.shape[0]
     dt = dtype or acc
     if (cols := live_cols(La, Lb)) is not None: La, Lb = La.index_select(-1, cols), Lb.index_select(-1, cols)
+    dl, dr = side_dtype(La, dt, acc), side_dtype(Ra, dt, acc)
     row = sum(t[0].numel() for t in (La, Ra, Lb, Rb) if t.is_floating_point()) if B else 1
-    step, out = max(1, _CHUNK_BYTES // (dt.itemsize * max(row, 1))), []
+    step, out = max(1, _CHUNK_BYTES // (acc.itemsize * max(row, 1))), []
     for s in range(0, B, step):
-        up = lambda t: t[s:s + step].to(dt) if t.is_floating_point() else t[s:s + step]
-        gl, gr = left_gram(up(La), up(Lb)), torch.bmm(up(Ra), up(Rb).transpose(1,2)).to(acc)   # a float32 product is exact in float64
+        up = lambda t, d: t[s:s + step].to(d) if t.is_floating_point() else t[s:s + step]
+        gl, gr = left_gram(up(La, dl), up(Lb, dl)), torch.bmm(up(Ra, dr), up(Rb, dr).transpose(1,2)).to(acc)   # a float32 product is exact in float64
         out.append(gr.masked_fill(~gl, 0).sum((1,2)) if gl.dtype == torch.bool else (gl.to(acc) * gr).sum((1,2)))
     return torch.cat(out) if out else Ra.new_zeros(0, dtype=acc)
 

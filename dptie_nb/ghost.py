@@ -14,7 +14,7 @@ from torch import Tensor
 from torch.autograd.graph import get_gradient_edge
 from torch.utils._pytree import tree_flatten, tree_leaves
 from fastcore.basics import patch
-from .factors import STAT_KEYS, Use, acc_dtype, factor_sum, gram_dtype, live_cols, onehot_rows, sum_dtype, _block_parts, _exact_example, _ghost_parts, _mat_parts
+from .factors import STAT_KEYS, Use, acc_dtype, factor_sum, gram_dtype, live_cols, onehot_rows, side_dtype, sum_dtype, _block_parts, _exact_example, _ghost_parts, _mat_parts
 from .rules import RULES, Rule, register_rule, linear_rule, _fallback_grads, _is_hf_model, _register_hf_rules, _trains
 
 # %% auto #0
@@ -457,17 +457,19 @@ def _bound_slack(p, blocks, acc) -> float:
 
 def _gram_error(p, blocks, bounds, gd, acc) -> Tensor:
     "Bound on |computed − true| of a ghost squared norm, Gram products in `gd`, their inner products and sums in `acc`, [B]"
-    u, nb = _unit(gd), len(blocks)
+    nb = len(blocks)
     m, n = p.shape[0], p.numel() // max(p.shape[0], 1)
     T = sum(L.shape[1] for _, L, _ in blocks)
     tail = _gamma(T * T + nb * nb + 5, _unit(acc))     # Σ_ts GL·GR (exact products of `gd` numbers) and the parts' sum
     err = torch.zeros_like(bounds[0])
-    for i, (_, La, _) in enumerate(blocks):
+    for i, (_, La, Ra) in enumerate(blocks):
         for j in range(i, nb):
             Lb = blocks[j][1]
-            k = m if (cols := live_cols(La, Lb)) is None else len(cols)   # zero columns add exact zeros (`factor_inner` drops them)
-            gm = _gamma(k, u) if La.is_floating_point() and Lb.is_floating_point() else 0.   # a one-hot side: a gather, exact
-            e = (1 + gm) * (1 + _gamma(n, u)) * (1 + tail) - 1      # |ΔG_ts| ≤ γ_m ‖L_t‖‖L_s‖ per Gram entry, same for R
+            cols = live_cols(La, Lb)                        # zero columns add exact zeros (`factor_inner` drops them)
+            k = m if cols is None else len(cols)
+            ul = _unit(side_dtype(La if cols is None else La[..., :k], gd, acc))   # as `factor_inner` chooses, side by side
+            gm = _gamma(k, ul) if La.is_floating_point() and Lb.is_floating_point() else 0.   # a one-hot side: a gather, exact
+            e = (1 + gm) * (1 + _gamma(n, _unit(side_dtype(Ra, gd, acc)))) * (1 + tail) - 1   # |ΔG_ts| ≤ γ_m ‖L_t‖‖L_s‖, same for R
             err = err + (1 if i == j else 2) * e * bounds[i] * bounds[j]
     return err * _bound_slack(p, blocks, acc) ** 2
 
