@@ -845,7 +845,8 @@ def plot_side_by_side(res:dict, # `side_by_side.json`'s content
             ax.bar(i + (j - 0.5) * 0.4, y, 0.36, color=f"C{j}", label=f"{x}: {name[x]} ({r[f'{x.lower()}_precision']})" if i == 0 else None)
             ax.errorbar(i + (j - 0.5) * 0.4, y, [[y - rg[0]], [rg[1] - y]], color="k", capsize=3, lw=1)
         if r["b_over_a"]: ax.text(i, max(r["a_range"][1], r["b_range"][1]), f"×{r['b_over_a']:.2f}", ha="center", va="bottom", fontsize=8)
-    ax.set_xticks(range(len(rows)), [f"{LOSS_LABELS.get(r['loss'], r['loss'])}\n{MODE_LABELS.get(r['mode'], r['mode']).replace(' (exact cross term)', '')}"
+    short = {"2way": "2 label words", "vocab": "full vocabulary"}
+    ax.set_xticks(range(len(rows)), [f"{short.get(r['loss'], r['loss'])}\n{MODE_LABELS.get(r['mode'], r['mode']).replace(' (exact cross term)', '').replace('dptie ghost, ', '')}"
                                      for r in rows], fontsize=7)
     st = res["settings"]
     ax.set_ylabel("training examples / s (one thread)"); ax.set_ylim(0, ax.get_ylim()[1] * 1.2)

@@ -579,7 +579,7 @@ def _clipped_sums(payload:dict, clip:Tensor, exact_sums:bool=False) -> dict:
             for _, L, R in blocks:                               # one-hot blocks: float64 on the rows they touch only
                 if L.is_floating_point(): continue
                 rows, part = onehot_rows(L, R, c)
-                if s is None: s = R.new_zeros(p.shape[0], R.shape[-1], dtype=part.dtype)
+                if s is None: s = R.new_zeros(p.shape[0], R.shape[-1], dtype=sd)   # in sd: no float64 copy of a V × d matrix
                 s = s.index_copy_(0, rows, (s.index_select(0, rows).to(part.dtype) + part).to(s.dtype))  # one rounding per row
             s = s.view(p.shape)
             for i, g in exact.items(): s = s + (clip[i] * g).to(s.dtype)
