@@ -9,7 +9,7 @@ from functools import lru_cache
 import numpy as np
 from scipy.fft import next_fast_len
 
-from opacus.accountants import RDPAccountant, PRVAccountant
+from opacus.accountants import PRVAccountant
 from opacus.accountants.analysis import rdp as privacy_analysis
 from opacus.accountants.analysis.prv import Domain
 

@@ -330,11 +330,11 @@ def step(self:DPOptimizer, closure=None):
                                   "leave the step un-noised. Freeze parameters between steps; zero_grad() drops this batch")
     self._check_batch()
     with torch.no_grad():
-        gs = self._buffers(ps)
-        if self._distributed: self._reduce(gs, [self._name(p) for p in ps])
+        gs, names = self._buffers(ps), [self._name(p) for p in ps]   # the names key the noise streams
+        if self._distributed: self._reduce(gs, names)
         else:
             with torch.profiler.record_function("dptie::noise"):
-                if self.noise_multiplier > 0: self._add_noise(gs, [self._name(p) for p in ps])
+                if self.noise_multiplier > 0: self._add_noise(gs, names)
         if self._ledger is not None: self._ledger.step(self.noise_multiplier, self.sample_rate)  # released from here on
         for p, g in zip(ps, gs): p.grad = g.div_(self.expected_batch_size).to(p.dtype)
     self.steps += 1

@@ -10,7 +10,7 @@ import torch, torch.nn as nn
 from torch import Tensor
 
 # %% auto #0
-__all__ = ['WIDE', 'STAT_KEYS', 'Use', 'acc_dtype', 'left_gram', 'gram_dtype', 'live_cols', 'side_dtype', 'factor_inner',
+__all__ = ['WIDE', 'STAT_KEYS', 'Use', 'acc_dtype', 'left_gram', 'gram_dtype', 'live_cols', 'gram_plan', 'factor_inner',
            'factor_bound', 'factor_grad', 'sum_dtype', 'onehot_rows', 'factor_sum']
 
 # %% ../nbs/03a_factors.ipynb #9a7d367a
@@ -72,16 +72,19 @@ def live_cols(*ts) -> Tensor|None:
     cols = live.nonzero().flatten()
     return cols if len(cols) <= ts[0].shape[-1] // 2 else None   # a zero column adds exact zeros: dropping it changes no value
 
-def side_dtype(t:Tensor, dtype:torch.dtype, acc:torch.dtype) -> torch.dtype:
-    "Dtype of one side's Gram products: `acc` (float64) for a dense factor at least `WIDE` wide, whose float32 bound (γ_m) would be loose; else `dtype`"
-    return acc if t.is_floating_point() and t.shape[-1] >= WIDE else dtype
+def gram_plan(La, Ra, Lb, dtype:torch.dtype, acc:torch.dtype) -> tuple:
+    "How `factor_inner` forms a block pair's Grams: the left factors' live columns (None: all), the left and right sides' dtypes"
+    cols = live_cols(La, Lb)
+    wide = lambda t, w: t.is_floating_point() and w >= WIDE     # a dense side this wide: float64, its float32 bound (γ_m) would be loose
+    dl = acc if wide(La, La.shape[-1] if cols is None else len(cols)) else dtype
+    return cols, dl, acc if wide(Ra, Ra.shape[-1]) else dtype
 
 def factor_inner(La, Ra, Lb, Rb, dtype:torch.dtype|None=None) -> Tensor:
     "Per-example `<La_iᵀ Ra_i, Lb_iᵀ Rb_i>` as `<La Lbᵀ, Ra Rbᵀ>_F`, [B]: Gram products in `dtype` (default `gram_dtype`: float64), their inner product in `gram_dtype`"
     acc, B = gram_dtype(Ra.device), Ra.shape[0]
     dt = dtype or acc
-    if (cols := live_cols(La, Lb)) is not None: La, Lb = La.index_select(-1, cols), Lb.index_select(-1, cols)
-    dl, dr = side_dtype(La, dt, acc), side_dtype(Ra, dt, acc)
+    cols, dl, dr = gram_plan(La, Ra, Lb, dt, acc)
+    if cols is not None: La, Lb = La.index_select(-1, cols), Lb.index_select(-1, cols)
     row = sum(t[0].numel() for t in (La, Ra, Lb, Rb) if t.is_floating_point()) if B else 1
     step, out = max(1, _CHUNK_BYTES // (acc.itemsize * max(row, 1))), []
     for s in range(0, B, step):

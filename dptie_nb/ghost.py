@@ -14,7 +14,7 @@ from torch import Tensor
 from torch.autograd.graph import get_gradient_edge
 from torch.utils._pytree import tree_flatten, tree_leaves
 from fastcore.basics import patch
-from .factors import STAT_KEYS, Use, acc_dtype, factor_sum, gram_dtype, live_cols, onehot_rows, side_dtype, sum_dtype, _block_parts, _exact_example, _ghost_parts, _mat_parts
+from .factors import STAT_KEYS, Use, acc_dtype, factor_sum, gram_dtype, gram_plan, onehot_rows, sum_dtype, _block_parts, _exact_example, _ghost_parts, _mat_parts
 from .rules import RULES, Rule, register_rule, linear_rule, _fallback_grads, _is_hf_model, _register_hf_rules, _trains
 
 # %% auto #0
@@ -265,11 +265,11 @@ def _pre_batch(self:GhostClipper, src, mod, args, kwargs):
     if x is None or x.dim() == 0: return
     if self._B is None or (not self._calls and x.shape[0] != self._B):   # a new batch: nothing waits for backward
         self._B, self._Bsrc, self._bin, self._ambig = x.shape[0], src, [], []
-    if torch.is_autocast_enabled(x.device.type): self._amp = torch.get_autocast_dtype(x.device.type)  # for verify's tolerance
     elif x.shape[0] != self._B:
         raise RuntimeError(f"{src} got a batch of {x.shape[0]} but {len(self._calls)} module call(s) of a batch of "
                            f"{self._B} wait for backward: call clipper.backward(losses) first, or clipper.clear() to drop "
                            "them (e.g. after an evaluation forward run without torch.no_grad())")
+    if torch.is_autocast_enabled(x.device.type): self._amp = torch.get_autocast_dtype(x.device.type)  # for verify's tolerance
     # rows are examples only in the model's real batch inputs (by name); another index tensor of B rows is a size match
     per, B = {*BATCH_ARGS, *self.batch_args, xname}, self._B
     for n, a in named:
@@ -465,11 +465,10 @@ def _gram_error(p, blocks, bounds, gd, acc) -> Tensor:
     for i, (_, La, Ra) in enumerate(blocks):
         for j in range(i, nb):
             Lb = blocks[j][1]
-            cols = live_cols(La, Lb)                        # zero columns add exact zeros (`factor_inner` drops them)
+            cols, dl, dr = gram_plan(La, Ra, Lb, gd, acc)   # as `factor_inner` forms them: zero columns dropped, each side's dtype
             k = m if cols is None else len(cols)
-            ul = _unit(side_dtype(La if cols is None else La[..., :k], gd, acc))   # as `factor_inner` chooses, side by side
-            gm = _gamma(k, ul) if La.is_floating_point() and Lb.is_floating_point() else 0.   # a one-hot side: a gather, exact
-            e = (1 + gm) * (1 + _gamma(n, _unit(side_dtype(Ra, gd, acc)))) * (1 + tail) - 1   # |ΔG_ts| ≤ γ_m ‖L_t‖‖L_s‖, same for R
+            gm = _gamma(k, _unit(dl)) if La.is_floating_point() and Lb.is_floating_point() else 0.   # a one-hot side: a gather, exact
+            e = (1 + gm) * (1 + _gamma(n, _unit(dr))) * (1 + tail) - 1   # |ΔG_ts| ≤ γ_m ‖L_t‖‖L_s‖, same for R
             err = err + (1 if i == j else 2) * e * bounds[i] * bounds[j]
     return err * _bound_slack(p, blocks, acc) ** 2
 
