@@ -6,28 +6,30 @@
 from __future__ import annotations
 import base64, json, math, os, re, sys
 from dataclasses import fields
-from decimal import ROUND_CEILING, Decimal
+from decimal import ROUND_CEILING, ROUND_HALF_UP, Decimal
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
 from scipy import optimize, stats
 
-from .assets import reference_file, shown_path
+from .assets import project_models, reference_file, shown_path
 from .config import CLIP_ONLY, NONPRIVATE, SAME_SETTING, RunConfig, eps_label, parse_epsilon
 from .definitions import MODE_ORDER, load_presets
 
 # %% auto #0
 __all__ = ['TASK_ORDER', 'GLUE_TRAIN_ROWS', 'SPENT_RTOL', 'NONPRIVATE_IGNORED', 'PARTS', 'TOTAL_KEYS', 'RUN_COLUMNS', 'BELOW_ACC',
            'POINTS', 'PANEL_KEYS', 'SUMMARY_COLUMNS', 'DIFF_COLUMNS', 'EQUIV_MARGIN', 'PRIMARY_EXTRA',
-           'COMPARISON_COLUMNS', 'EVALS_COLUMNS', 'BASELINE_MODE', 'BENCH_COLUMNS', 'NORMS_COLUMNS', 'BY_HAND',
-           'ACCOUNTANT_COLUMNS', 'task_key', 'eps_key', 'is_dp', 'eps_text', 'sigma_label', 'spent_epsilon',
-           'run_epsilon', 'arm_of', 'setting_of', 'part_index', 'part_keys', 'part_label', 'run_parts', 'part_shares',
-           'MissingKey', 'get_key', 'chance_of', 'eval_fields', 'predicts_one_class', 'unpack_bits', 'mechanism_fields',
-           'run_row', 'load_runs', 't_interval', 'with_variants', 'summarise', 'paired_diffs', 'holm', 'tost', 'mde',
-           'mcnemar', 'check_primary', 'primary_of', 'comparisons', 'history_frame', 'parts_frame', 'evals_frame',
-           'mode_order', 'bench_status', 'load_bench', 'bench_groups', 'find_paper', 'load_paper', 'paper_gaps',
-           'paper_gap_tests', 'paper_steps', 'paper_memory', 'norms_table', 'accountant_table']
+           'COMPARISON_COLUMNS', 'GATE_RULES', 'GATE_WORDS', 'GATES_COLUMNS', 'HEADROOM_COLUMNS', 'EVALS_COLUMNS',
+           'BASELINE_MODE', 'BENCH_COLUMNS', 'NORMS_COLUMNS', 'BY_HAND', 'ACCOUNTANT_COLUMNS', 'task_key', 'eps_key',
+           'is_dp', 'eps_text', 'sigma_label', 'spent_epsilon', 'run_epsilon', 'arm_of', 'setting_of', 'part_index',
+           'part_keys', 'part_label', 'run_parts', 'part_shares', 'MissingKey', 'get_key', 'chance_of', 'eval_fields',
+           'predicts_one_class', 'unpack_bits', 'mechanism_fields', 'run_row', 'load_runs', 't_interval',
+           'with_variants', 'summarise', 'paired_diffs', 'holm', 'tost', 'mde', 'mcnemar', 'check_primary',
+           'primary_of', 'comparisons', 'check_gates', 'select_runs', 'preset_of', 'gate_base', 'evaluate_gates',
+           'failed_gates', 'probe_accuracy', 'headroom', 'history_frame', 'parts_frame', 'evals_frame', 'mode_order',
+           'bench_status', 'load_bench', 'bench_groups', 'find_paper', 'load_paper', 'paper_gaps', 'paper_gap_tests',
+           'paper_steps', 'paper_memory', 'norms_table', 'accountant_table']
 
 # %% ../nbs/09_results.ipynb #ba47babc
 TASK_ORDER = ("sst2", "qnli", "qqp")
@@ -516,6 +518,204 @@ def comparisons(runs:pd.DataFrame, # runs from `load_runs`
         D[f"{c}_holm"] = np.where(D.primary == True, D[pc].astype(float), holm(np.where(D.primary == True, math.nan, D[pc].astype(float))))
     D.attrs.update(primary=decl, note=note, margin=margin, alpha=alpha, power=power)
     return D
+
+
+# %% ../nbs/09_results.ipynb #g47e0002
+def _pts(x) -> str:
+    "Points to one decimal, halves away from zero (the report's rounding, `findings.num`)."
+    return f"{Decimal(f'{float(x):.10g}').quantize(Decimal('0.1'), rounding=ROUND_HALF_UP)}".replace("-", "−") if np.isfinite(x) else "–"
+
+GATE_RULES = ("min_mean", "min_seed", "beats", "not_below")  # what a gate checks, besides its `gate` (name) and `match`
+GATE_WORDS = {"epsilon": {"none": None}, "sigma": {"calibrated": None}}  # the words a gate may use for a None setting
+
+def _gate_value(k:str, v, where:str):
+    "A gate's setting value as the run config holds it: 'none' ε and 'calibrated' σ become None, ε is parsed."
+    if isinstance(v, str) and v.strip().lower() in GATE_WORDS.get(k, {}): return GATE_WORDS[k][v.strip().lower()]
+    if k == "epsilon": return parse_epsilon(v)
+    if k == "sigma" and not (isinstance(v, (int, float)) and not isinstance(v, bool) and v >= 0):
+        raise ValueError(f'{where}: sigma={v!r}: use a number >= 0 or "calibrated" (σ calibrated to ε)')
+    return v
+
+def _gate_settings(d, where:str) -> dict:
+    "A gate's table of settings (`match`, `beats`, `not_below`), checked against `RunConfig`'s fields and parsed."
+    if not isinstance(d, dict) or not d: raise ValueError(f"{where} must be a table of settings, e.g. {{ epsilon = 3.0 }}")
+    known = {f.name for f in fields(RunConfig)}
+    for k in d:
+        if k not in known: raise ValueError(f"{where}: {k!r} is not a RunConfig field (this code's runs have no such setting); "
+                                            f"fields: {', '.join(sorted(known))}")
+        if k in ("tying", "head_init", "seed"): raise ValueError(f"{where}: {k!r} picks an arm or a seed; a gate judges every arm and seed")
+    return {k: _gate_value(k, v, where) for k, v in d.items()}
+
+def check_gates(gates, # a preset's `gates`: a list of tables
+                where:str="gates", # where they come from, for messages
+               ) -> list[dict]:
+    "A preset's gates, checked: each has a `gate` (its name), a `match` table of settings and at least one of `GATE_RULES`."
+    if not isinstance(gates, list): raise ValueError(f"{where} must be a list of tables, e.g. [{{ gate = \"...\", match = {{ ... }}, min_mean = 80.0 }}]")
+    out = []
+    for i, g in enumerate(gates):
+        w = f"{where}[{i}]" + (f" ({g.get('gate')!r})" if isinstance(g, dict) and g.get("gate") else "")
+        if not isinstance(g, dict) or not isinstance(g.get("gate"), str) or not g["gate"].strip(): raise ValueError(f"{w}: each gate needs a name, gate = \"...\"")
+        bad = sorted(set(g) - {"gate", "match", *GATE_RULES})
+        if bad: raise ValueError(f"{w}: unknown key(s) {bad}; a gate has gate, match and {', '.join(GATE_RULES)}")
+        if not any(r in g for r in GATE_RULES): raise ValueError(f"{w}: says nothing to check: give one of {', '.join(GATE_RULES)}")
+        c = dict(gate=g["gate"], match=_gate_settings(g.get("match"), f"{w}: match"))
+        for r in ("min_mean", "min_seed"):
+            if r in g:
+                if isinstance(g[r], bool) or not isinstance(g[r], (int, float)) or not 0 <= g[r] <= 100: raise ValueError(f"{w}: {r}={g[r]!r} must be an accuracy in % (0-100)")
+                c[r] = float(g[r])
+        for r in ("beats", "not_below"):
+            if r in g: c[r] = _gate_settings(g[r], f"{w}: {r}")
+        out.append(c)
+    return out
+
+def _same(k:str, have, want) -> bool:
+    "Whether a run's setting `have` is the gate's `want`."
+    if k == "epsilon": have = parse_epsilon(have)
+    if want is None or have is None: return want is None and have is None
+    if isinstance(want, (int, float)) and not isinstance(want, bool) and isinstance(have, (int, float)) and not isinstance(have, bool):
+        return math.isclose(float(have), float(want), rel_tol=1e-9, abs_tol=1e-12)
+    return have == want
+
+def _config(m) -> dict:
+    return {**{f.name: f.default for f in fields(RunConfig)}, **((m or {}).get("config") or {})}  # a field added since: its default
+
+def select_runs(runs:pd.DataFrame, # runs from `load_runs`
+                settings:dict, # setting -> value, as `check_gates` parses them
+               ) -> pd.DataFrame:
+    "The runs whose config has every one of `settings`."
+    if not len(runs): return runs
+    keep = [all(_same(k, c.get(k), v) for k, v in settings.items()) for c in map(_config, runs.metrics)]
+    return runs[np.asarray(keep, bool)]
+
+def preset_of(runs:pd.DataFrame, presets:dict, key:str) -> tuple[str|None, dict|None]:
+    "The one preset the runs were made by (a run's `tag` is its name, or starts with it and '-') that declares `key`; (None, None) when none or several do."
+    tags = {t for t in runs.tag.dropna() if t} if len(runs) else set()
+    names = sorted({n for n, p in presets.items() if isinstance(p, dict) and key in p and any(t == n or t.startswith(n + "-") for t in tags)})
+    return (names[0], presets[names[0]]) if len(names) == 1 else (None, None)
+
+def gate_base(preset:dict) -> dict:
+    "The settings every gate of a preset starts from: its `primary`'s settings that are RunConfig fields, except ε (and runs evaluated on the dev set, where RunConfig has `eval_split`)."
+    known = {f.name for f in fields(RunConfig)}
+    dev = {"eval_split": "dev"} if "eval_split" in known else {}  # a tuning run evaluated on a held-out slice is no dev accuracy
+    return {**dev, **{k: _gate_value(k, v, "primary") for k, v in (preset.get("primary") or {}).items() if k in known - {"epsilon"}}}
+
+def _where(settings:dict) -> str:
+    word = {("epsilon", None): "none", ("sigma", None): "calibrated"}
+    return ", ".join(f"{k}={word.get((k, v), f'{v:g}' if isinstance(v, float) else v)}" for k, v in settings.items())
+
+def _arms(rs:pd.DataFrame, fixed=()) -> dict:
+    "label -> runs of each arm and setting, in the report's arm order: the arm's name, and what else differs when one arm has several settings."
+    if not len(rs): return {}
+    v = _variant_labels(rs, (*PANEL_KEYS, *fixed))
+    out = {}
+    for (a, s), g in rs.groupby(["arm", "setting"], sort=False):
+        out[a if rs[rs.arm == a].setting.nunique() == 1 else f"{a} ({v[g.index[0]]})"] = g
+    return dict(sorted(out.items(), key=lambda kv: (not kv[0].startswith("tied"), kv[0])))
+
+def _twin(runs:pd.DataFrame, g:pd.DataFrame, settings:dict) -> pd.DataFrame:
+    "The runs of `g`'s arm whose setting is `g`'s with `settings` in place."
+    s0 = json.loads(g.setting.iloc[0])
+    keep = [a == g.arm.iloc[0] and all(_same(k, s.get(k), settings[k]) if k in settings else s.get(k) == s0.get(k) for k in set(s) | set(s0) - {"delta"})
+            for a, s in zip(runs.arm, map(json.loads, runs.setting))]
+    return runs[np.asarray(keep, bool)] if len(runs) else runs
+
+GATES_COLUMNS = ["gate", "rule", "observed", "passed", "note"]
+
+def _judge(g:dict, base:dict, runs:pd.DataFrame) -> dict:
+    "One gate against the runs: its row of `evaluate_gates`."
+    sel = {**base, **g["match"]}
+    crit = ([f"each arm's mean ≥ {g['min_mean']:g}%"] if "min_mean" in g else []) + ([f"every seed ≥ {g['min_seed']:g}%"] if "min_seed" in g else []) \
+           + ([f"each arm's mean > the mean at {_where(g['beats'])} (any arm)"] if "beats" in g else []) \
+           + ([f"each arm's mean ≥ the same arm's mean at {_where(g['not_below'])}"] if "not_below" in g else [])
+    row = dict(gate=g["gate"], rule=f"{_where(g['match'])}: " + "; ".join(crit), observed="–", passed=False, note="")
+    arms = _arms(select_runs(runs, sel), tuple(sel))
+    if not arms: return dict(row, note="not run: no run matches")
+    obs, fails = [], []
+    ref = select_runs(runs, {**sel, **g["beats"]}) if "beats" in g else None
+    for a, r in arms.items():
+        m = float(r.acc.mean())
+        o = f"{a} {_pts(m)}% (n={len(r)})"
+        if "min_mean" in g and not m >= g["min_mean"]: fails.append(f"{a} mean {_pts(m)} < {g['min_mean']:g}")
+        if "min_seed" in g:
+            lo = r.loc[r.acc.idxmin()]
+            o += f", lowest seed {_pts(lo.acc)} (seed {int(lo.seed)})"
+            if not lo.acc >= g["min_seed"]: fails.append(f"{a} seed {int(lo.seed)} at {_pts(lo.acc)} < {g['min_seed']:g}")
+        if ref is not None:
+            if not len(ref): fails.append(f"reference ({_where(g['beats'])}) not run")
+            elif not m > ref.acc.mean(): fails.append(f"{a} {_pts(m)} ≤ {_pts(ref.acc.mean())}")
+        if "not_below" in g:
+            b = _twin(runs, r, g["not_below"])
+            if not len(b): fails.append(f"no {a} runs at {_where(g['not_below'])}")
+            else:
+                o += f" against {_pts(b.acc.mean())}%"
+                if not m >= b.acc.mean(): fails.append(f"{a} {_pts(m)} < {_pts(b.acc.mean())} at {_where(g['not_below'])}")
+        obs.append(o)
+    if ref is not None and len(ref): obs.append(f"reference {_pts(ref.acc.mean())}% (n={len(ref)})")
+    return dict(row, observed="; ".join(obs), passed=not fails, note="; ".join(fails))
+
+def evaluate_gates(runs:pd.DataFrame, # runs from `load_runs`
+                   presets:dict|None=None, # presets (default: presets.toml)
+                  ) -> pd.DataFrame:
+    "Every gate of the preset the runs were made by, judged on them: gate, rule (as text), observed, passed, note; `attrs` carry the preset and the settings every gate starts from."
+    if presets is None:
+        try: presets = load_presets()
+        except (FileNotFoundError, ValueError): presets = {}
+    name, p = preset_of(runs, presets, "gates")
+    if p is None: return pd.DataFrame(columns=GATES_COLUMNS).assign(passed=pd.Series(dtype=bool))
+    gates, base = check_gates(p["gates"], f"preset {name!r}: gates"), gate_base(p)
+    G = pd.DataFrame([_judge(g, base, runs) for g in gates], columns=GATES_COLUMNS)
+    G.attrs.update(preset=name, base=base)
+    return G
+
+def failed_gates(G:pd.DataFrame) -> list[str]:
+    "The names of the gates that failed."
+    return [g for g, ok in zip(G.gate, G.passed) if not ok] if len(G) else []
+
+def probe_accuracy(model:str, # a run's model name
+                   regime:str="pretrained", # the runs' regime: "random" reads the probe of the architecture at random init
+                   models_dir:str|Path|None=None, # where reports/models/<model>/probe.json lies (default: the project's)
+                  ) -> dict|None:
+    "The frozen-feature probe of `model` from `reports/models/<model>/probe.json` (`dptie probe`): its accuracies in points and the data it used; None when there is none."
+    d = Path(models_dir) if models_dir else project_models()
+    p = d/model/"probe.json" if d else None
+    if p is None or not p.exists(): return None
+    try: rows = json.loads(p.read_text()).get("probe") or []
+    except (json.JSONDecodeError, OSError, AttributeError): return None
+    want = model if regime == "pretrained" else f"random:{model}"
+    r = next((r for r in rows if isinstance(r, dict) and r.get("model") == want), None)
+    if r is None: return None
+    pts = {k: 100 * float(r[k]) for k in ("last-token", "mean-pooled", "zero-shot", "majority") if r.get(k) is not None}
+    return dict(model=want, **pts, n_train=r.get("n_train"), n_dev=r.get("n_dev"), path=shown_path(p))
+
+HEADROOM_COLUMNS = ["reference", "what it is", "accuracy (%)", "runs"]
+
+def headroom(runs:pd.DataFrame, # runs from `load_runs`
+             presets:dict|None=None, # presets (default: presets.toml): the primary's settings pick the task and model
+             models_dir:str|Path|None=None, # where the probes lie (default: the project's reports/models)
+            ) -> pd.DataFrame:
+    "How far the DP arms could go: the non-private control, the clip-only control (σ = 0) and the model's frozen-feature probe, on the primary's task, model and regime."
+    if presets is None:
+        try: presets = load_presets()
+        except (FileNotFoundError, ValueError): presets = {}
+    _, p = preset_of(runs, presets, "primary")
+    base = gate_base(p) if p else {}
+    r = select_runs(runs, base) if len(runs) else runs
+    out = []
+    for lab, what, sel in (("non-private control", "the same recipe without clipping or noise", {"epsilon": None}),
+                           ("clip-only control (σ = 0)", "clipped like the DP arms, no noise: no privacy", {"sigma": 0.0})):
+        k = select_runs(r, sel) if len(r) else r
+        arms = _arms(k, tuple(base) + tuple(sel))
+        out.append({"reference": lab, "what it is": what, "accuracy (%)": "; ".join(f"{a} {_pts(g.acc.mean())}" for a, g in arms.items()) or "not run",
+                    "runs": len(k)})
+    models = sorted(set(r.model.dropna())) if len(r) else []
+    regime = base.get("regime") or (r.regime.iloc[0] if len(r) else "pretrained")
+    for m in models:
+        pr = probe_accuracy(m, regime, models_dir)
+        acc = "; ".join(f"{k} {_pts(pr[k])}" for k in ("last-token", "mean-pooled") if k in pr) if pr else "no probe.json"
+        out.append({"reference": f"frozen-feature probe ({m}" + (")" if regime == "pretrained" else ", random init)"),
+                    "what it is": "logistic regression on the frozen model's features" + (f", {pr['n_train']:,} training examples, {pr['n_dev']} dev ({pr['path']})" if pr else ""),
+                    "accuracy (%)": acc, "runs": 0})
+    return pd.DataFrame(out, columns=HEADROOM_COLUMNS)
 
 
 # %% ../nbs/09_results.ipynb #e925a001
