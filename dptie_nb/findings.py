@@ -4,7 +4,7 @@
 
 # %% ../nbs/09b_findings.ipynb #971c5e00
 from __future__ import annotations
-import math, re, string
+import math, re, string, subprocess
 from decimal import ROUND_HALF_UP, Decimal
 
 from pathlib import Path
@@ -15,18 +15,19 @@ from scipy import stats
 
 from .results import (BENCH_COLUMNS, DIFF_COLUMNS, GLUE_TRAIN_ROWS, BY_HAND, is_dp, accountant_table, bench_status, chance_of,
                               comparisons, eps_key, eps_text, get_key, norms_table, paired_diffs, paper_gaps, paper_gap_tests, paper_memory, paper_steps,
-                              part_index, summarise)
-from .assets import shown_path
+                              part_index, summarise, evaluate_gates, failed_gates)
+from .assets import project_root, shown_path
 from .config import CLIP_ONLY, eps_label
 from .definitions import MODE_LABELS, load_presets
 
 # %% auto #0
-__all__ = ['STYLES', 'PHRASES', 'METRICS', 'RATIO_PAIRS', 'QUESTIONS', 'DIFFERENCES', 'SETUP_PHRASES', 'num', 'signed', 'ci_text',
-           'pct', 'values_text', 'span_text', 'cell_text', 'fill', 'say', 'bullets', 'verdict', 'verdict_kind',
-           'comparison_verdict', 'primary_summary', 'pairs_summary', 'learning_brief', 'pair_ratios', 'paper_slowdown',
-           'memory_brief', 'memory_summary', 'norm_brief', 'norms_brief', 'coverage', 'privacy_conclusions',
-           'privacy_brief', 'caveat_rows', 'caveats', 'conclusions', 'conclusion', 'goal_check', 'setup_facts',
-           'differences', 'overview', 'paper_status', 'run_summary']
+__all__ = ['STYLES', 'PHRASES', 'METRICS', 'RATIO_PAIRS', 'QUESTIONS', 'PAIRED_NOISE_SINCE', 'DIFFERENCES', 'SETUP_PHRASES',
+           'num', 'signed', 'ci_text', 'pct', 'values_text', 'span_text', 'cell_text', 'fill', 'say', 'bullets',
+           'verdict', 'verdict_kind', 'comparison_verdict', 'primary_summary', 'pairs_summary', 'learning_brief',
+           'pair_ratios', 'paper_slowdown', 'memory_brief', 'memory_summary', 'norm_brief', 'noise_sentence',
+           'norms_brief', 'coverage', 'privacy_conclusions', 'privacy_brief', 'caveat_rows', 'caveats', 'conclusions',
+           'noise_paired', 'pairing', 'gap_differences', 'sign_test', 'cost_sentences', 'conclusion', 'goal_check',
+           'setup_facts', 'differences', 'overview', 'paper_status', 'run_summary']
 
 # %% ../nbs/09b_findings.ipynb #128f1a3f
 def num(x, nd:int=1) -> str:
@@ -100,10 +101,11 @@ def fill(pattern:str, **facts) -> str:
 # %% ../nbs/09b_findings.ipynb #6f48a135
 PHRASES = {
     # (a) untied − tied, paired by seed
-    "pairs": "{metric}: {n} paired comparison{n:pl}, {k} with an interval that excludes 0{which:paren}.",
+    "pairs": "{metric}: {n} paired comparison{n:pl} with an interval, {k} of them excluding 0{which:paren}{one}.",
+    "pairs.one": "; {o} more with one seed have no interval",
     "pairs.none": "No setting has both a tied and an untied run with the same seed and a {metric}: no paired comparison.",
-    "pairs.acc": "Dev accuracy: {n} paired comparison{n:pl}{besides}, Holm-corrected: a difference in {k}{which:paren}, equivalence "
-                 "within ±{margin:g} points in {e}, uninformative (both arms predict one class) in {u}, inconclusive in {i}.",
+    "pairs.acc": "Dev accuracy: {n} paired comparison{n:pl} with an interval{besides}, Holm-corrected: a difference in {k}{which:paren}, "
+                 "equivalence within ±{margin:g} points in {e}, uninformative (both arms predict one class) in {u}, inconclusive in {i}{one}.",
     "besides": " besides the primary",
     "pairs.primary": "Primary comparison (declared before running, not corrected): {arm} − tied on {task} at {eps:eps} ({setting}) "
                      "= {diff:signed} points (95% CI {ci:ci}, {n} paired seed{n:pl}): {verdict}.",
@@ -114,6 +116,8 @@ PHRASES = {
     "verdict.uninformative": "uninformative: both arms predict one class in every seed, so these runs say nothing about tying",
     "verdict.diff": "{arm} better ({adj}{p:p})",
     "verdict.equivalent": "equivalent within ±{margin:g} points ({adj}TOST {p:p})",
+    "verdict.few": "inconclusive: {n} seeds are too few to call the arms equivalent (at least 3, with an SD estimated from them)",
+    "label.few": "inconclusive ({n} seeds)",
     "verdict.inconclusive": "inconclusive: no difference shown ({adj}{p:p}) and no equivalence within ±{margin:g} points "
                             "({adj}TOST {tp:p}); {n} seeds detect only a difference of {mde:.1f} points or more (80% power)",
     "label.one": "one seed", "label.uninformative": "uninformative (one class)", "label.diff": "{arm} better",
@@ -148,11 +152,13 @@ PHRASES = {
     "comp.clip": "{ft:pct} of examples were clipped in tied runs and {fu:pct} in untied ones, and the clip factor at the "
                  "90th-percentile norm was {qt:.2f} and {qu:.2f}.",
     "comp.same": "Tying changes neither what an example's norm is made of nor how hard it is clipped; what it changes under DP "
-                 "is the noise, since untying adds {extra:pct} more parameters, each with its own N(0, σ²C²) draw, and the noise "
-                 "moves the untied head away from the embedding (‖H − E‖/‖E₀‖ = {d:.3f} at the end{d0}).",
-    "comp.differs": "The arms are clipped differently, so tying changes the clipped gradient itself as well as the noise: untying "
-                    "adds {extra:pct} more parameters, each with its own N(0, σ²C²) draw, and the untied head ends at "
-                    "‖H − E‖/‖E₀‖ = {d:.3f}{d0}.",
+                 "is the noise: {noise}, and the noise moves the untied head away from the embedding (‖H − E‖/‖E₀‖ = {d:.3f} at "
+                 "the end{d0}).",
+    "comp.differs": "The arms are clipped differently, so tying changes the clipped gradient itself as well as the noise: {noise}, "
+                    "and the untied head ends at ‖H − E‖/‖E₀‖ = {d:.3f}{d0}.",
+    "noise.all": "untying adds {extra:pct} more parameters, each with its own N(0, σ²C²) draw, and the loss reads every row of the head",
+    "noise.rows": "untying adds {extra:pct} more noised parameters, but the loss and the evaluation read only the head's {k} label-word "
+                  "rows, so only their noise ({share:pct} of the head) reaches a prediction; the rest is noise on rows nothing reads",
     "comp.clip_only": "; {d:.4f} without noise",
     # (e) privacy
     "privacy": "{runs} private run{runs:pl} in {k} privacy configuration{k:pl}, {how}: PRV bounds "
@@ -226,7 +232,8 @@ def verdict_kind(d, margin:float, alpha:float=0.05) -> tuple[str, dict]:
     if d.uninformative: return "uninformative", {}  # both arms one class: nothing to compare, with any number of seeds
     if d.n < 2: return "one", {}
     if d.p_holm < alpha: return "diff", dict(arm=d.arm if d["diff"] > 0 else "tied", adj=adj, p=d.p_holm)
-    if d.tost_holm < alpha: return "equivalent", dict(margin=margin, adj=adj, p=d.tost_holm)
+    if d.tost_holm < alpha:  # equivalence needs an SD estimated from at least three seeds
+        return ("equivalent", dict(margin=margin, adj=adj, p=d.tost_holm)) if d.n >= 3 else ("few", dict(n=d.n))
     return "inconclusive", dict(adj=adj, p=d.p_holm, margin=margin, tp=d.tost_holm, n=d.n, mde=d.mde)
 
 def comparison_verdict(d, margin:float, alpha:float=0.05, short:bool=False) -> str:
@@ -243,9 +250,9 @@ def _pairs(runs, metric) -> pd.DataFrame:
 
 def _setting(d) -> str: return ", ".join([d.model, d.regime] + ([d.variant] if d.variant else []))
 
-def primary_summary(runs:pd.DataFrame) -> str:
+def primary_summary(runs:pd.DataFrame, presets:dict|None=None) -> str:
     "The primary comparison in one sentence, and why it cannot be reported as declared when it cannot; empty when none was declared."
-    C = comparisons(runs)
+    C = comparisons(runs, presets=presets)
     out = [say("note", note=C.attrs["note"])] if C.attrs.get("note") else []
     for _, d in C[C.primary].iterrows():
         out.insert(0, say("pairs.primary", arm=d.arm, task=d.task, eps=d.eps_label, setting=_setting(d), diff=d["diff"], ci=(d.lo, d.hi),
@@ -259,13 +266,16 @@ def pairs_summary(runs:pd.DataFrame, metric:str="acc") -> str:
     if metric == "acc":
         C = comparisons(runs)
         kinds = [(verdict_kind(d, C.attrs["margin"]), d) for _, d in C[~C.primary].iterrows()]
+        o = sum(kd[0] == "one" for kd, _ in kinds)   # one seed: no interval, not counted among the comparisons
         k = lambda w: sum(kd[0] == w for kd, _ in kinds)
         which = sorted({say("better_on", arm=f["arm"], task=d.task, eps=d.eps_label) for (w, f), d in kinds if w == "diff"})
-        return say("pairs.acc", n=len(kinds), besides=say("besides") if C.primary.any() else "", k=k("diff"), which=which,
-                   e=k("equivalent"), margin=C.attrs["margin"], u=k("uninformative"), i=k("inconclusive") + k("one"))
+        return say("pairs.acc", n=len(kinds) - o, besides=say("besides") if C.primary.any() else "", k=k("diff"), which=which,
+                   e=k("equivalent"), margin=C.attrs["margin"], u=k("uninformative"), i=k("inconclusive") + k("few"),
+                   one=say("pairs.one", o=o) if o else "")
+    o, D = int(D.lo.isna().sum()), D[D.lo.notna()]   # counts only comparisons that have an interval
     sig = D[(D.lo > 0) | (D.hi < 0)]
     which = sorted({say("better_on", arm=r.arm if (r["diff"] > 0) == hb else "tied", task=r.task, eps=r.eps_label) for _, r in sig.iterrows()})
-    return say("pairs", metric=name, n=len(D), k=len(sig), which=which)
+    return say("pairs", metric=name, n=len(D), k=len(sig), which=which, one=say("pairs.one", o=o) if o else "")
 
 
 # %% ../nbs/09b_findings.ipynb #96415abb
@@ -354,9 +364,18 @@ def norm_brief(runs:pd.DataFrame) -> str:
         same = abs(ft - fu) < 0.05 and abs(qt - qu) < 0.05 and abs(share(tied, 1) - share(untied, 1)) < 0.05
         extra = (ru.params_total.mean() - rt.params_total.mean()) / rt.params_total.mean() if rt.params_total.notna().any() else math.nan
         co = runs[(runs.eps_label == CLIP_ONLY) & (runs.arm == "untied") & runs.regime.isin(set(r.regime))].head_drift
-        s.append(say("comp.same" if same else "comp.differs", extra=extra, d=ru.head_drift.mean(),
+        s.append(say("comp.same" if same else "comp.differs", noise=noise_sentence(ru, extra), d=ru.head_drift.mean(),
                      d0=say("comp.clip_only", d=co.mean()) if co.notna().any() else ""))
     return " ".join(s)
+
+def noise_sentence(untied:pd.DataFrame, extra:float, labels:int=2) -> str:
+    "What untying adds to the noise: every head row where the loss reads them all, only the `labels` label-word rows where every untied run's loss is over the label words."
+    cfgs = [(m or {}).get("config") or {} for m in untied.metrics]
+    if cfgs and all(c.get("restrict_loss") for c in cfgs):
+        V = [((m or {}).get("model_info") or {}).get("vocab_size") for m in untied.metrics]
+        V = next((v for v in V if v), 50257)
+        return say("noise.rows", extra=extra, k=labels, share=labels / V)
+    return say("noise.all", extra=extra)
 
 def norms_brief(runs:pd.DataFrame) -> str:
     "The tied cross term's share of the squared norm, over every task, model, regime and ε, in one sentence."
@@ -466,46 +485,109 @@ def _arm_means(runs:pd.DataFrame, task:str, regime:str="pretrained") -> list[str
             out.append(f"{eps_text(el)} {num(g['tied'], 1)} / {num(g['untied'], 1)}%")
     return out
 
-def conclusion(runs:pd.DataFrame, bench:pd.DataFrame|None=None, paper:dict|None=None) -> str:
-    "The report's answer in at most six sentences, each read off a table below: the primary comparison, what each arm reached, the paper's gaps, the cost of exact tied clipping and the cross term"
+PAIRED_NOISE_SINCE = "bd0a9162ed4bb039cbd877487bc4c1f18d94c4ae"  # the commit from which both arms of a seed draw bit-identical noise on shared parameters
+
+def noise_paired(commit:str|None, root:str|Path|None=None) -> bool|None:
+    "Whether a run made at `commit` pairs its arms' noise (`PAIRED_NOISE_SINCE` is an ancestor of it); None when git cannot tell."
+    root = root or project_root()
+    if not commit or root is None: return None
+    try: r = subprocess.run(["git", "-C", str(root), "merge-base", "--is-ancestor", PAIRED_NOISE_SINCE, commit], capture_output=True, timeout=20)
+    except (OSError, subprocess.SubprocessError): return None
+    return {0: True, 1: False}.get(r.returncode)  # 128: a commit this clone does not have
+
+def pairing(runs:pd.DataFrame, root:str|Path|None=None) -> str:
+    "What the two arms of a seed share, from the code the runs were made at: the same batches and bit-identical noise on shared parameters from `PAIRED_NOISE_SINCE` on, else only the seed."
+    prov = [((m or {}).get("provenance") or {}).get("code") or {} for m in runs.metrics] if len(runs) else []
+    known = {c.get("commit"): noise_paired(c.get("commit"), root) for c in prov}
+    if prov and all(v is True for v in known.values()) and not any(c.get("dirty") for c in prov):
+        return ("Both arms of a seed draw the same Poisson batches and bit-identical noise on every parameter they share (noise "
+                "streams keyed by seed, step, parameter and chunk; an untied head's noise is its own stream).")
+    if known and all(v is False for v in known.values()):
+        return ("Both arms of a seed start from the same seed, but these runs predate paired noise (commit "
+                f"{PAIRED_NOISE_SINCE[:7]}): after step 1 they draw different noise, so the pairing is by seed, not by batch and noise.")
+    return ("Both arms of a seed start from the same seed; whether they shared batches and noise after step 1 is not known "
+            "for every run (made at code this clone cannot place, or with uncommitted changes), so the pairing is by seed only.")
+
+def gap_differences(d, paper:dict|None) -> pd.DataFrame:
+    "Our paired gap `d` (a row of `comparisons`) minus each of the paper's gaps at the same task and ε: the difference with its 95% interval and p (Welch–Satterthwaite, both studies' standard errors)."
+    T = paper_gap_tests(paper)
+    T = T[(T.task == d.task) & (T.eps_label == d.eps_label)] if len(T) else T
+    se0 = d.sd / math.sqrt(d.n) if d.n >= 2 and np.isfinite(d.sd) else math.nan
+    out = []
+    for _, r in T.iterrows():
+        se = math.sqrt(se0 ** 2 + r.se ** 2)
+        dof = se ** 4 / (se0 ** 4 / (d.n - 1) + r.se ** 4 / r.df) if np.isfinite(se) and se > 0 else math.nan
+        diff = float(d["diff"] - r.gap)
+        q = stats.t.ppf(0.975, dof) if np.isfinite(dof) else math.nan
+        out.append(dict(model=r.model, ours=float(d["diff"]), paper=float(r.gap), diff=diff, lo=diff - q * se, hi=diff + q * se,
+                        p=float(2 * stats.t.sf(abs(diff / se), dof)) if np.isfinite(dof) else math.nan))
+    return pd.DataFrame(out, columns=["model", "ours", "paper", "diff", "lo", "hi", "p"])
+
+def sign_test(paper:dict|None) -> tuple[int, int, float]:
+    "How many of the paper's gaps under DP are positive, of how many, and the two-sided sign test's p."
+    T = paper_gap_tests(paper)
+    k, n = int((T.gap > 0).sum()) if len(T) else 0, len(T)
+    return k, n, float(stats.binomtest(k, n, 0.5).pvalue) if n else math.nan
+
+def cost_sentences(bench:pd.DataFrame|None, paper:dict|None=None) -> list[str]:
+    "The cost of exact tied clipping, like for like: against per-example clipping of the same tied model (beside the paper's figure), then against our untied model (a different question), then the cross term's own phase."
+    b = bench if bench is not None else pd.DataFrame(columns=BENCH_COLUMNS)
+    R, s = pair_ratios(b), []
+    ok = b[b.status == "ok"] if len(b) else b
+    hw = values_text(ok.device.astype(str)) if len(ok) else "?"
+    th = sorted({int(t) for t in ok.get("threads", pd.Series(dtype=float)).dropna()})
+    where = f"one step, {hw}" + (f", {values_text(th)} CPU thread{'s' if th != [1] else ''}" if th else "")
+    pt, pn = paper_slowdown(paper)
+    t, m = _ratios(R, 3, "time"), _ratios(R, 3, "memory")
+    if t:
+        s.append(f"Against per-example clipping of the same tied model (Opacus), our exact ghost clipping took {span_text(t)}× the time and "
+                 f"{span_text(m)}× the peak memory ({where})" + (f"; the paper's exact clipping of its tied cross term took {num(pt / pn, 2)}× "
+                 f"its per-example clipping, whole runs on one A100 ({num(pt, 0)} against {num(pn, 0)} minutes)." if pt and pn else "."))
+    t0, tn = _ratios(R, 0, "time"), _ratios(R, 1, "time")
+    if t0:
+        s.append(f"Ours tied against ours untied answers a different question, what tying costs within one engine: {span_text(t0)}× the time"
+                 + (f", and {span_text(tn)}× a non-private step." if tn else "."))
+    if "profile_s" in ok:
+        tied = ok[(ok["mode"] == "dptie-tied") & ok.profile_s.map(lambda x: isinstance(x, dict))]
+        sh = [p["gram:embed_cross"] / sum(p.get(k, 0) for k in ("forward", "backward", "step")) for p in tied.profile_s
+              if p.get("gram:embed_cross") is not None and sum(p.get(k, 0) for k in ("forward", "backward", "step")) > 0]
+        if sh: s.append(f"The price of exactness itself, the cross term's phase of the profiled tied step, is {span_text(sh, 0, True)} of that step.")
+    return s
+
+def conclusion(runs:pd.DataFrame, bench:pd.DataFrame|None=None, paper:dict|None=None, presets:dict|None=None) -> str:
+    "The report's answer, each sentence read off a table: first whether the gates let the comparison inform at all, then the primary comparison, what each arm reached, the paper's gaps as a different regime, the cost of exact tied clipping like for like, and the cross term"
     if not len(runs): return ""  # the overview says so, and the answers by question
-    C, s = comparisons(runs), []
+    G, C, s = evaluate_gates(runs, presets), comparisons(runs, presets=presets), []
+    bad = failed_gates(G)
+    if bad: s.append(f"**The comparison is uninformative**: {len(bad)} of its {len(G)} gates failed ({'; '.join(bad)}), so these runs cannot "
+                     "say whether tying pays under DP-SGD; what follows is what they measured, not an answer.")
     p = C[C.primary]
-    s.append(primary_summary(runs) if len(p) else "No primary comparison was declared for these runs (a preset's `primary`)."
+    s.append(primary_summary(runs, presets) if len(p) else "No primary comparison was declared for these runs (a preset's `primary`)."
              if C.attrs.get("primary") is None else f"The declared primary comparison could not be made: {C.attrs.get('note') or 'no tied/untied pair'}.")
+    if len(G) and not bad: s.append(f"All {len(G)} of its gates passed.")
     task = p.task.iloc[0] if len(p) else runs.task.iloc[0]
     means = _arm_means(runs, task)
     if means:
         ch = runs[runs.task == task].chance.dropna()
         s.append(f"Mean dev accuracy on {task}, tied / untied: " + "; ".join(means) + (f" (majority class {num(ch.mean(), 1)}%)." if len(ch) else "."))
-    G = paper_gaps(paper)
-    g = G[(G.task == task) & (G.epsilon == 3.0)] if len(G) else G
-    if len(g) and len(p):
-        d = p.iloc[0]
-        inside = [f"{r.model} {signed(r.gap)}" for _, r in g.iterrows() if d.lo <= r.gap <= d.hi]
-        s.append(f"The paper's untied − tied gaps there ({', '.join(f'{r.model} {signed(r.gap)}' for _, r in g.iterrows())} points, 5 seeds each) "
-                 + (f"lie inside our 95% interval [{signed(d.lo)}, {signed(d.hi)}]: " + ("all of them" if len(inside) == len(g) else f"{', '.join(inside)}")
-                    if inside else f"lie outside our 95% interval [{signed(d.lo)}, {signed(d.hi)}]")
-                 + f", at our model's scale and budget ({runs.model.iloc[0]}, {int(runs.steps.max())} steps; section (b) lists the differences).")
-
+    if len(p):
+        X = gap_differences(p.iloc[0], paper)
+        if len(X): s.append(f"The paper is a different regime ({runs.model.iloc[0]} against its 5–8 times larger models, "
+                            f"{int(runs.steps.max())} steps against thousands): ours − its gap at {task}, {eps_text(p.eps_label.iloc[0])}, is "
+                            + ", ".join(f"{signed(x['diff'])} points against {x.model} (95% CI {ci_text(x.lo, x.hi)}, p = {num(x.p, 3)})" for _, x in X.iterrows())
+                            + " (Welch on both studies' standard errors; section (b) lists the differences).")
     T = paper_gap_tests(paper)
     if len(T):
+        k, n, sp = sign_test(paper)
         h = [f"{r.model} on {r.task}{'' if r.eps_label == '3' else ' at ε=' + r.eps_label} ({signed(r.gap)})" for _, r in T[T.holds].iterrows()]
-        s.append(f"Of the paper's {len(T)} gaps under DP, " + (f"only {', '.join(h)} survive{'s' if len(h) == 1 else ''}" if h else "none survives")
+        s.append((f"All {n} of the paper's gaps" if k == n else f"{k} of the paper's {n} gaps") + f" under DP are positive (sign test p = {num(sp, 3)}); on its own, "
+                 + (f"only {', '.join(h)} survive{'s' if len(h) == 1 else ''}" if h else "none survives")
                  + " Holm's correction (Welch's test on its published mean ± SD over 5 seeds an arm).")
-    b = bench if bench is not None else pd.DataFrame(columns=BENCH_COLUMNS)
-    R = pair_ratios(b)
-    t, tn = _ratios(R, 0, "time"), _ratios(R, 1, "time")
-    if t:
-        pt, pn = paper_slowdown(paper)
-        s.append(f"Our exact clipping of the tied matrix costs {span_text(t)}× the time of our untied step and {span_text(tn)}× that of "
-                 f"a non-private one" + (f"; the paper's exact clipping of the tied cross term cost {num(pt / pn, 2)}× its per-example "
-                                         f"clipping ({num(pt, 0)} against {num(pn, 0)} minutes)." if pt and pn else "."))
-
-
+    s += cost_sentences(bench, paper)
     cs = runs[runs.arm == "tied"].cross_share_max.dropna()
     if len(cs): s.append(f"The tied cross term 2⟨g_E, g_H⟩ is at most {pct(cs.max())} of any logged example's squared gradient norm.")
     return " ".join(s)
+
 
 # %% ../nbs/09b_findings.ipynb #cf0a000f
 def goal_check(runs:pd.DataFrame, # runs from `load_runs`

@@ -433,15 +433,18 @@ def mde(sd:float, n:int, alpha:float=0.05, power:float=0.8) -> float:
     while gap(hi) < 0: hi *= 2
     return float(optimize.brentq(gap, 0.0, hi) * sd / math.sqrt(n))
 
-def mcnemar(a, b) -> dict:
-    "McNemar's exact test pooled over seeds: `a`, `b` list one array of per-example 0/1 outcomes per seed (None: not recorded, left out); `only_a`, `only_b` count the examples only that arm got right, p is the binomial test of the discordant pairs."
-    pairs = [(np.asarray(x, bool), np.asarray(y, bool)) for x, y in zip(a, b) if x is not None and y is not None]
-    for x, y in pairs:
+def mcnemar(a, b, seeds=None) -> dict:
+    "McNemar's exact test within each seed, never pooled: `a`, `b` list one array of per-example 0/1 outcomes per seed (None: not recorded, left out); `only_a`, `only_b` count (over seeds) the examples only that arm got right, `mcnemar_seeds` lists each seed's (seed, only_a, only_b, raw p of the binomial test of its discordant pairs)."
+    seeds = list(seeds) if seeds is not None else list(range(len(a)))
+    pairs = [(s, np.asarray(x, bool), np.asarray(y, bool)) for s, x, y in zip(seeds, a, b) if x is not None and y is not None]
+    for _, x, y in pairs:
         if len(x) != len(y): raise ValueError(f"paired runs were evaluated on {len(x)} and {len(y)} dev examples: not the same examples")
-    if not pairs: return dict(only_a=math.nan, only_b=math.nan, examples=0, mcnemar_p=math.nan)
-    na, nb = sum(int((x & ~y).sum()) for x, y in pairs), sum(int((~x & y).sum()) for x, y in pairs)
-    p = float(stats.binomtest(min(na, nb), na + nb, 0.5).pvalue) if na + nb else 1.0
-    return dict(only_a=na, only_b=nb, examples=sum(len(x) for x, _ in pairs), mcnemar_p=p)
+    if not pairs: return dict(only_a=math.nan, only_b=math.nan, examples=0, mcnemar_seeds=[])
+    per = []
+    for s, x, y in pairs:
+        na, nb = int((x & ~y).sum()), int((~x & y).sum())
+        per.append((int(s), na, nb, float(stats.binomtest(min(na, nb), na + nb, 0.5).pvalue) if na + nb else 1.0))
+    return dict(only_a=sum(r[1] for r in per), only_b=sum(r[2] for r in per), examples=sum(len(x) for _, x, _ in pairs), mcnemar_seeds=per)
 
 
 # %% ../nbs/09_results.ipynb #257f7208
@@ -474,8 +477,8 @@ def primary_of(runs:pd.DataFrame, presets:dict|None=None) -> tuple[dict|None, st
 
 
 # %% ../nbs/09_results.ipynb #19a3f3cb
-COMPARISON_COLUMNS = ["primary", *DIFF_COLUMNS, "sd", "mde", "tost_p", "only_a", "only_b", "examples", "mcnemar_p", "uninformative",
-                      "p_holm", "tost_holm", "mcnemar_holm"]
+COMPARISON_COLUMNS = ["primary", *DIFF_COLUMNS, "sd", "mde", "tost_p", "only_a", "only_b", "examples", "mcnemar_seeds", "uninformative",
+                      "p_holm", "tost_holm"]
 
 def _matches(setting:str, arm:str, decl:dict) -> bool:
     "Whether a comparison is the one `decl` declares."
@@ -505,7 +508,7 @@ def comparisons(runs:pd.DataFrame, # runs from `load_runs`
         row = _diff_row(r, arm, tied, u, common, "acc", 1 - alpha)
         d = (u.acc[common] - tied.acc[common]).to_numpy(float)
         sd = float(d.std(ddof=1)) if len(d) > 1 else math.nan
-        row.update(sd=sd, mde=mde(sd, len(d), alpha, power), tost_p=tost(d, margin), **mcnemar(list(u.correct[common]), list(tied.correct[common])),
+        row.update(sd=sd, mde=mde(sd, len(d), alpha, power), tost_p=tost(d, margin), **mcnemar(list(u.correct[common]), list(tied.correct[common]), common),
                    uninformative=bool(tied.one_class[common].all() and u.one_class[common].all()),
                    primary=decl is not None and _matches(r.setting, arm, decl))
         rows.append(row)
@@ -513,7 +516,7 @@ def comparisons(runs:pd.DataFrame, # runs from `load_runs`
     note = note or _primary_note(D, decl)
     if D.primary.sum() > 1: D["primary"] = False
     D = pd.concat([D[D.primary == True], D[D.primary != True]]).reset_index(drop=True)
-    for c in ("p", "tost", "mcnemar"):
+    for c in ("p", "tost"):
         pc = "p" if c == "p" else f"{c}_p"
         D[f"{c}_holm"] = np.where(D.primary == True, D[pc].astype(float), holm(np.where(D.primary == True, math.nan, D[pc].astype(float))))
     D.attrs.update(primary=decl, note=note, margin=margin, alpha=alpha, power=power)
