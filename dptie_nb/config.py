@@ -46,7 +46,7 @@ PRECISIONS = ("bf16", "float32")  # a forward under bf16 autocast, or none (dpti
 CHOICES = dict(regime=("pretrained", "random"), tying=("tied", "untied"), head_init=("copy", "random"), lr_schedule=("constant", "linear"),
 
                optimizer=OPTIMIZERS, engine=ENGINES, accountant=("prv", "rdp"), device=("cpu", "cuda"), diagnostics=("on", "off"),
-               precision=PRECISIONS)
+               precision=PRECISIONS, eval_split=("dev", "holdout"), train_scope=("full", "probe"))
 
 def opt(default, help:str):
     "A RunConfig field: its default and its one-line help (for `dptie train --help` and the template)"
@@ -68,6 +68,7 @@ class RunConfig:
     lr_schedule: str = opt("constant", '"constant", or "linear": decays from lr to lr/steps over the run (after any warm-up)')
     warmup: float = opt(0.0, 'fraction of the steps over which the learning rate first rises linearly to lr (0: none)')
     optimizer: str = opt("adam", 'sgd, adam or adamw')
+    momentum: float = opt(0.0, "sgd's heavy-ball momentum (0: none)")
     batch_size: int = opt(32, 'expected batch size qN for DP runs; the batch size otherwise')
     epochs: float = opt(1.0, 'passes over the training data')
     max_grad_norm: float = opt(1.0, 'per-example clipping norm C')
@@ -78,6 +79,9 @@ class RunConfig:
     train_cap: int|None = opt(None, 'use the first N training examples after a seeded shuffle')
     dev_cap: int|None = opt(None, 'evaluate on the first N dev examples after a seeded shuffle')
     data_seed: int = opt(0, "seed of the caps' shuffle (same subset for every training seed)")
+    holdout: int = opt(0, 'remove this many training examples (seeded by data_seed, after train_cap) from the sampling population N: a tuning slice')
+    eval_split: str = opt("dev", '"dev", or "holdout": evaluate on the held-out training slice (for tuning; never the dev set that is reported)')
+    train_scope: str = opt("full", '"full": every weight trains; "probe": a linear probe, only the final layer norm and an untied LM head (loss over the label words)')
     micro_batch_size: int = opt(64, 'physical batch: logical batches are accumulated from micro-batches')
     restrict_loss: bool = opt(False, 'cross-entropy over the label words only (default: the full vocabulary)')
     eval_every: int = opt(0, 'evaluate every this many steps (0: about 5 times per run)')
@@ -100,10 +104,20 @@ class RunConfig:
             if v not in ok: raise ValueError(f"{k}={getattr(self, k)!r}: use one of {ok}")
         for k in ("lr", "epochs", "max_grad_norm"):
             if not getattr(self, k) > 0: raise ValueError(f"{k}={getattr(self, k)} must be positive")
+        if isinstance(self.momentum, bool) or not 0 <= self.momentum < 1:
+            raise ValueError(f"momentum={self.momentum!r}: sgd's momentum is at least 0 and below 1 (e.g. 0.9)")
+        if self.momentum and self.optimizer != "sgd": raise ValueError(f"momentum={self.momentum} is sgd's; {self.optimizer} has its own betas")
         if isinstance(self.warmup, bool) or not 0 <= self.warmup < 1:
             raise ValueError(f"warmup={self.warmup!r}: a fraction of the run's steps, at least 0 and below 1 (e.g. 0.06)")
         for k in ("batch_size", "micro_batch_size", "max_len", "world_size"):
             if int(getattr(self, k)) <= 0: raise ValueError(f"{k}={getattr(self, k)} must be a positive integer")
+        if isinstance(self.holdout, bool) or not isinstance(self.holdout, int) or self.holdout < 0:
+            raise ValueError(f"holdout={self.holdout!r}: a number of training examples to hold out (0: none)")
+        if self.eval_split == "holdout" and not self.holdout:
+            raise ValueError("eval_split='holdout' needs holdout > 0: the number of training examples to hold out and evaluate on")
+        if self.train_scope == "probe" and (self.tying != "untied" or not self.restrict_loss):
+            raise ValueError("train_scope='probe' trains the final layer norm and an untied LM head's label rows: set tying='untied' and "
+                             "restrict_loss=True (a tied head is the input embedding, which a linear probe keeps frozen)")
         for k in ("train_cap", "dev_cap"):
             if getattr(self, k) is not None and int(getattr(self, k)) <= 0:
                 raise ValueError(f"{k}={getattr(self, k)}: use a positive number of examples, or None for all of them")

@@ -17,7 +17,7 @@ from .distributed import all_gather_objects
 
 # %% auto #0
 __all__ = ['TASKS', 'TaskSpec', 'get_task', 'label_ids', 'task_labels', 'encode_prompt', 'EncodedTask', 'label_token_ids',
-           'load_task', 'PoissonSampler', 'ShuffledSampler', 'poisson_plan', 'collate']
+           'load_task', 'holdout_split', 'PoissonSampler', 'ShuffledSampler', 'poisson_plan', 'collate']
 
 # %% ../nbs/01_data.ipynb #2d4a9b57
 @dataclass(frozen=True)
@@ -139,6 +139,26 @@ def load_task(task:str, # "sst2", "qnli" or "qqp"
                 max_len=max_len, truncated=n_cut, label_counts=np.bincount(y[order], minlength=len(spec.label_words)).tolist(),
                 mean_tokens=float(np.mean([len(i) for i in ids])))
     return EncodedTask(spec, ids, y[order], label_token_ids(tok, spec), meta)
+
+# %% ../nbs/01_data.ipynb #hold0002
+def _subset(data:EncodedTask, idx, **meta) -> EncodedTask:
+    "The examples `idx` of an encoded split, with `meta` added to its record"
+    y = data.labels[idx]
+    return EncodedTask(data.spec, [data.input_ids[k] for k in idx], y, data.label_token_ids,
+                       {**data.meta, "rows_used": len(idx), "label_counts": np.bincount(y, minlength=len(data.spec.label_words)).tolist(),
+                        "mean_tokens": float(np.mean([len(data.input_ids[k]) for k in idx])), **meta})
+
+def holdout_split(data:EncodedTask, # a training split from `load_task`
+                  n:int, # examples to hold out
+                  seed:int=0, # the slice's seed (a run's data_seed)
+                 ) -> tuple[EncodedTask, EncodedTask]:
+    "The split without a seeded slice of `n` examples, and that slice: (training population, held-out tuning set)."
+    if not 0 < n < len(data):
+        raise ValueError(f"holdout={n}: hold out at least 1 and fewer than the {len(data)} training examples there are")
+    perm = np.random.default_rng([seed, 0x401D]).permutation(len(data))
+    held, rest = np.sort(perm[:n]), np.sort(perm[n:])
+    return (_subset(data, rest, holdout=dict(removed=n, seed=seed)),
+            _subset(data, held, split=f"{data.meta.get('split', 'train')}-holdout", holdout=dict(held=n, seed=seed)))
 
 # %% ../nbs/01_data.ipynb #089afcb0
 class _Draws:

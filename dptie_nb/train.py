@@ -14,18 +14,19 @@ import torch
 from .accountant import PrivacyLedger, check_delta_for, noise_multiplier, paper_delta
 from .assets import load_config, load_tokenizer
 from .files import atomic_write_json, jsonable
-from .data import PoissonSampler, ShuffledSampler, collate, load_task, poisson_plan
+from .data import PoissonSampler, ShuffledSampler, collate, holdout_split, load_task, poisson_plan
 from .distributed import all_gather_objects, check_same, gather_lists, init_from_env, shard, shutdown, torchrun_cmd, world
 from .dpoptim import VERIFY_EXAMPLES
 from .engine import make_engine
-from .model import autocast_for, build_model, class_loss, param_counts, predict
+from .model import autocast_for, build_model, class_loss, is_tied, param_counts, predict
 
 # %% auto #0
-__all__ = ['DIAGNOSTICS', 'TRAIN_DIAGNOSTICS', 'EVAL_FIELDS', 'environment', 'git_state', 'file_sha256', 'provenance',
-           'params_sha256', 'peak_memory_mb', 'privacy_scope', 'make_model', 'auroc', 'dev_metrics', 'pack_bits',
-           'evaluate', 'make_optimizer', 'save_checkpoint', 'load_checkpoint', 'refuse_finished', 'lr_at', 'train',
-           'norm_split', 'initial_embedding', 'head_drift', 'train_args', 'train_parser', 'config_from_run',
-           'compare_runs', 'main', 'launch_train', 'template_values', 'run_template', 'run_main']
+__all__ = ['DIAGNOSTICS', 'TRAIN_DIAGNOSTICS', 'PROBE_TRAINS', 'EVAL_FIELDS', 'environment', 'git_state', 'file_sha256',
+           'provenance', 'params_sha256', 'peak_memory_mb', 'privacy_scope', 'make_model', 'freeze_for_probe', 'auroc',
+           'dev_metrics', 'pack_bits', 'evaluate', 'make_optimizer', 'save_checkpoint', 'load_checkpoint',
+           'refuse_finished', 'lr_at', 'train', 'norm_split', 'initial_embedding', 'head_drift', 'train_args',
+           'train_parser', 'config_from_run', 'compare_runs', 'main', 'launch_train', 'template_values', 'run_template',
+           'run_main']
 
 # %% ../nbs/07_train.ipynb #7312b362
 from .config import ENGINES, OPTIMIZERS, RunConfig, scratch_out, stored_config, versions   # the run schema: chapter 00b_config
@@ -97,6 +98,9 @@ def privacy_scope(cfg) -> dict:
                    "are un-noised statistics of the private training data (diagnostics='off' writes none of them)")
     out.append("final train_time_s, mean_step_time_s, median_step_time_s and peak_memory_mb: they grow with the Poisson "
                "batches' sizes")
+    if cfg.eval_split == "holdout":
+        out.append(f"evals: they are computed on {cfg.holdout} held-out training examples, private data outside this run's "
+                   "sampling population, which ε does not cover (a tuning run's evaluations)")
     if not cfg.secure_noise:
         out.append("the noise and the Poisson batches are drawn from generators seeded by config.seed, which this file "
                    "publishes: against anyone who knows it ε does not hold (secure_noise=True draws both from the OS)")
@@ -106,10 +110,21 @@ def privacy_scope(cfg) -> dict:
 
 # %% ../nbs/07_train.ipynb #f6e329c1
 def make_model(cfg:RunConfig) -> torch.nn.Module:
-    "The run's model: pretrained weights or the same architecture at random, tied or untied."
-    if cfg.regime == "random":
-        return build_model(load_config(cfg.model), cfg.tying, cfg.head_init, seed=cfg.seed)
-    return build_model(cfg.model, cfg.tying, cfg.head_init, seed=cfg.seed)
+    "The run's model: pretrained weights or the same architecture at random, tied or untied; a probe's frozen but for `PROBE_TRAINS`."
+    spec = load_config(cfg.model) if cfg.regime == "random" else cfg.model
+    m = build_model(spec, cfg.tying, cfg.head_init, seed=cfg.seed)
+    if cfg.train_scope == "probe": freeze_for_probe(m)
+    return m
+
+PROBE_TRAINS = ("ln_f", "lm_head")  # what a linear probe trains: the final layer norm and the (untied) LM head
+
+def freeze_for_probe(model) -> torch.nn.Module:
+    "Freeze every weight but the final layer norm and the untied LM head (a linear probe on the model's last features)."
+    if is_tied(model): raise ValueError("a linear probe trains the LM head alone, but this model's head is its input embedding: untie it")
+    names = [n for n, p in model.named_parameters()]
+    for n, p in model.named_parameters(): p.requires_grad_(any(f".{k}." in f".{n}" for k in PROBE_TRAINS))
+    if not any(p.requires_grad for p in model.parameters()): raise ValueError(f"no parameter named like {PROBE_TRAINS} in {names[:4]}...")
+    return model
 
 EVAL_FIELDS = ("bal_acc", "auroc", "pos_share", "label_loss")  # what an evaluation records besides acc, loss and n
 
@@ -161,7 +176,7 @@ def _to(batch, device): return {k: v.to(device) if torch.is_tensor(v) else v for
 # %% ../nbs/07_train.ipynb #720aa857
 def make_optimizer(cfg:RunConfig, params):
     "The run's torch optimiser"
-    if cfg.optimizer == "sgd": return torch.optim.SGD(params, lr=cfg.lr)
+    if cfg.optimizer == "sgd": return torch.optim.SGD(params, lr=cfg.lr, momentum=cfg.momentum)
     if cfg.optimizer == "adam": return torch.optim.Adam(params, lr=cfg.lr)
     return torch.optim.AdamW(params, lr=cfg.lr, weight_decay=cfg.weight_decay)
 
@@ -227,6 +242,9 @@ def _prepare(cfg:RunConfig, out, data) -> _Run:
         tok = load_tokenizer()
         data = (load_task(cfg.task, "train", tok, cfg.max_len, cfg.train_cap, cfg.data_seed),
                 load_task(cfg.task, "dev", tok, cfg.max_len, cfg.dev_cap, cfg.data_seed))
+    if cfg.holdout:  # the tuning slice leaves the sampling population; evaluated on instead of dev when eval_split="holdout"
+        tr, held = holdout_split(data[0], cfg.holdout, cfg.data_seed)
+        data = (tr, held if cfg.eval_split == "holdout" else data[1])
     r = _Run(cfg, Path(out) if out else None, rank, ws, *data)
     r.delta = check_delta_for(cfg.delta, len(r.tr)) if cfg.delta is not None else paper_delta(len(r.tr))
     r.model = make_model(cfg).to(cfg.device).train()
