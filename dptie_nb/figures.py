@@ -12,12 +12,13 @@ import pandas as pd
 from matplotlib.figure import Figure
 
 from .definitions import MODE_LABELS, MODE_ORDER
-from .results import (bench_groups, eps_key, eps_text, is_dp, run_epsilon, evals_frame, history_frame, mode_order, norms_table, paired_diffs,
+from .results import (bench_groups, eps_key, eps_text, is_dp, run_epsilon, evals_frame, history_frame, mode_order, norms_table, paired_diffs, paper_gap_tests,
                               paper_gaps, part_index, part_keys, part_label, parts_frame, summarise, task_key, chance_of)
 
 # %% auto #0
-__all__ = ['TYING_COLORS', 'PART_COLORS', 'MODE_COLORS', 'ReportFigure', 'fig_png', 'plot_run', 'plot_accuracy', 'plot_bench',
-           'plot_norms', 'plot_accountants', 'curve_label', 'plot_curves']
+__all__ = ['TYING_COLORS', 'PART_COLORS', 'MODE_COLORS', 'MIN_INTERVAL_N', 'NO_TIE_LINE', 'ONE_CLASS_NOTE', 'ReportFigure',
+           'fig_png', 'plot_run', 'plot_accuracy', 'plot_bench', 'plot_norms', 'plot_accountants', 'curve_label',
+           'plot_curves']
 
 # %% ../nbs/09a_figures.ipynb #db101d59
 TYING_COLORS = {"tied": "#1f77b4", "untied": "#d62728"}
@@ -130,43 +131,90 @@ def _dodged(df:pd.DataFrame, pos:dict):
         k = df[(df.arm == arm) & (df.variant == var)]
         yield si, arm, var, k, np.array([pos[l] for l in k.eps_label]) + (si - (len(series) - 1) / 2) * w
 
-def _plot_arms(a, s:pd.DataFrame, pos:dict, acc:bool):
-    "Upper panel: each arm's mean and interval against ε; the majority class."
+MIN_INTERVAL_N = 3  # fewer seeds than this: no t-interval is drawn, the seeds are drawn as points instead
+NO_TIE_LINE = "a line joins two ε only when both have the same seeds"
+
+def _seed_values(runs:pd.DataFrame, setting:str, arm:str, metric:str) -> pd.Series:
+    "One arm of one setting: `metric` by seed."
+    g = runs[(runs.setting == setting) & (runs.arm == arm)]
+    return pd.to_numeric(g.set_index("seed")[metric], errors="coerce").dropna().sort_index()
+
+def _seed_diffs(runs:pd.DataFrame, setting:str, arm:str, metric:str) -> pd.Series:
+    "arm − tied of one setting, by common seed."
+    t, u = _seed_values(runs, setting, "tied", metric), _seed_values(runs, setting, arm, metric)
+    common = sorted(set(t.index) & set(u.index))
+    return (u[common] - t[common]) if common else pd.Series(dtype=float)
+
+def _points_or_interval(a, x:float, mean:float, lo:float, hi:float, n:int, seeds:pd.Series, c, fmt:str, label=None):
+    "A mean with its interval when n ≥ `MIN_INTERVAL_N`, else the seeds as hollow points around a mean marker without a bar; every y drawn, returned."
+    if n >= MIN_INTERVAL_N and np.isfinite(lo):
+        a.errorbar([x], [mean], yerr=[[max(0, mean - lo)], [max(0, hi - mean)]], fmt=fmt, c=c, capsize=3, ms=5, label=label)
+        return [lo, hi, mean]
+    a.plot([x], [mean], fmt, c=c, ms=5, label=label)
+    if len(seeds): a.plot(np.full(len(seeds), x), seeds.to_numpy(float), fmt, c=c, mfc="none", ms=4, alpha=0.8)
+    return [mean, *seeds.tolist()]
+
+def _plot_arms(a, s:pd.DataFrame, pos:dict, acc:bool, runs:pd.DataFrame, metric:str) -> list:
+    "Upper panel: each arm's mean, with its interval from 3 seeds or its seeds as points, against ε; lines only between ε with the same seeds; the majority class. Returns every y drawn."
+    ys = []
     for si, arm, var, k, x in _dodged(s, pos):
-        err = np.vstack([k["mean"] - k.lo, k.hi - k["mean"]]).clip(min=0)
-        a.errorbar(x, k["mean"], yerr=np.nan_to_num(err), fmt="os"[arm != "tied"], c=_color(arm, si), capsize=3, ms=5,
-                   label=arm + (f" ({var})" if var else ""))
-        fin = k.eps_label.map(is_dp).to_numpy(bool)
-        if fin.sum() > 1: a.plot(x[fin], k["mean"].to_numpy()[fin], "-", c=_color(arm, si), lw=1)  # no line to the controls
-
+        c, fmt = _color(arm, si), "os"[arm != "tied"]
+        for j, (_, r) in enumerate(k.iterrows()):
+            ys += _points_or_interval(a, x[j], r["mean"], r.lo, r.hi, r.n, _seed_values(runs, r.setting, arm, metric), c, fmt,
+                                      label=arm + (f" ({var})" if var else "") if j == 0 else None)
+        fin = k.eps_label.map(is_dp).to_numpy(bool)  # no line to the controls, nor between ε whose seeds differ
+        seeds = [tuple(v) for v in k.seeds]
+        for j in range(len(k) - 1):
+            if fin[j] and fin[j + 1] and seeds[j] == seeds[j + 1]:
+                a.plot(x[j:j + 2], k["mean"].to_numpy()[j:j + 2], "-", c=c, lw=1)
     ch = s.chance.dropna() if acc else []
-    if len(ch): a.axhline(ch.mean(), c="0.5", ls=":", lw=1, label="majority class")
+    if len(ch): a.axhline(ch.mean(), c="0.5", ls=":", lw=1, label="majority class"); ys.append(ch.mean())
     _eps_axis(a, pos); a.legend(fontsize=7)
+    return ys
 
-def _plot_gaps(b, dd:pd.DataFrame, g:pd.DataFrame, pos:dict, acc:bool):
-    "Lower panel: our paired untied − tied with its interval, and the paper's gaps."
+def _plot_gaps(b, dd:pd.DataFrame, g:pd.DataFrame, pos:dict, acc:bool, runs:pd.DataFrame, metric:str):
+    "Lower panel: our paired untied − tied, with its interval from 3 paired seeds or the seeds as points; the paper's DP gaps with their 95% intervals (`g`: only for pretrained panels)."
+    ys = [0.0]
     for si, arm, var, k, x in _dodged(dd, pos):
-        err = np.vstack([k["diff"] - k.lo, k.hi - k["diff"]]).clip(min=0)
-        b.errorbar(x, k["diff"], yerr=np.nan_to_num(err), fmt="D", c=_color("untied" if arm == "untied" else arm, si + 1), capsize=3,
-                   label=f"ours: {arm} − tied" + (f" ({var})" if var else "") + f", n={'/'.join(str(n) for n in dict.fromkeys(k.n))}")
-    for mk, (model, gg) in zip("x+", g.groupby("model", sort=False)):
+        c = _color("untied" if arm == "untied" else arm, si + 1)
+        for j, (_, r) in enumerate(k.iterrows()):
+            ys += _points_or_interval(b, x[j], r["diff"], r.lo, r.hi, r.n, _seed_diffs(runs, r.setting, arm, metric), c, "D",
+                                      label=f"ours: {arm} − tied" + (f" ({var})" if var else "") + f", n={'/'.join(str(n) for n in dict.fromkeys(k.n))}"
+                                      if j == 0 else None)
+    for mk, (model, gg) in zip("^v", g.groupby("model", sort=False)):
         gg = gg[gg.eps_label.isin(pos)]
-        if len(gg): b.plot([pos[l] + 0.2 for l in gg.eps_label], gg.gap, mk, c="0.35", ms=8, label=f"paper: {model}")
+        if not len(gg): continue
+        xs = [pos[l] + (0.12 if mk == "^" else 0.2) for l in gg.eps_label]   # beside ours, at the same tick
+        b.errorbar(xs, gg.gap, yerr=np.vstack([gg.gap - gg.lo, gg.hi - gg.gap]), fmt=mk, c="0.35", ms=6, capsize=2, lw=1,
+                   label=f"paper: {model} (95% CI)")
+        ys += [*gg.lo, *gg.hi]
     b.axhline(0, c="k", lw=0.7); _eps_axis(b, pos)
     b.set(ylabel="untied − tied (points)" if acc else "untied − tied (nats)")
     if len(dd) or len(g): b.legend(fontsize=7)
     else: _empty(b, "no tied/untied pairs")
+    return ys
+
+def _ylim(a, ys, acc:bool, lo:float|None=None, hi:float|None=None):
+    "The y-axis set from what was drawn, with a margin (never beyond `lo`, `hi`)."
+    ys = [y for y in ys if y is not None and np.isfinite(y)]
+    if not ys: return
+    y0, y1 = min(ys), max(ys); m = max(0.08 * (y1 - y0), 1.0 if acc else 0.005)
+    a.set_ylim(max(y0 - m, lo) if lo is not None else y0 - m, min(y1 + m, hi) if hi is not None else y1 + m)
+
+
 
 # %% ../nbs/09a_figures.ipynb #473a86fc
+ONE_CLASS_NOTE = "every run here predicts one class:\nits accuracy says nothing about tying"
+
 def plot_accuracy(runs:pd.DataFrame, # runs from `load_runs`
                   paper:dict|None=None, # the seed paper's numbers (`load_paper`), for its gaps
                   save:str|Path|None=None, # also write the figure here as PNG
                   metric:str="acc", # "acc" (dev accuracy, points) or "dev_loss" (the label token's cross-entropy)
                  ) -> Figure|None:
-    "Dev accuracy (or loss) against ε, tied and untied, with t-intervals over seeds; below, the paired untied − tied."
+    "Dev accuracy (or loss) against ε, tied and untied: intervals from 3 seeds, else the seeds as points, lines only between ε with the same seeds; below, the paired untied − tied and, in pretrained panels, the paper's DP gaps with their intervals."
     if not len(runs): return None
     acc = metric == "acc"
-    S, D, G = summarise(runs, metric=metric), paired_diffs(runs, metric=metric), paper_gaps(paper if acc else None)
+    S, D, G = summarise(runs, metric=metric), paired_diffs(runs, metric=metric), paper_gap_tests(paper if acc else None)
     if not len(S): return None
     tasks = sorted(set(runs.task), key=task_key)
     groups = list(dict.fromkeys(zip(runs.model, runs.regime)))
@@ -177,10 +225,18 @@ def plot_accuracy(runs:pd.DataFrame, # runs from `load_runs`
             a, b = ax[2 * gi, ti], ax[2 * gi + 1, ti]
             s = S[(S.task == task) & (S.model == model) & (S.regime == regime)]
             if not len(s): _empty(a, f"no runs of {task}"); _empty(b, ""); continue
+            here = runs[(runs.task == task) & (runs.model == model) & (runs.regime == regime)]
             pos = _eps_positions(s.eps_label)
-            _plot_arms(a, s, pos, acc)
+            for x in (a, b): x.set_xlim(-0.5, len(pos) - 0.5)   # each ε's markers within its tick's band
+            ys = _plot_arms(a, s, pos, acc, here, metric)
+            _ylim(a, ys, acc, 0.0 if acc else None, 100.0 if acc else None)
             a.set(title=f"{task}: {model}, {regime}", ylabel="dev accuracy (%)" if acc else "dev loss (nats)")
-            _plot_gaps(b, D[(D.task == task) & (D.model == model) & (D.regime == regime)], G[G.task == task], pos, acc)
+            if acc and len(here) and here.one_class.all():  # a panel of one-class arms: said on the panel, no gaps to read
+                a.text(0.5, 0.5, ONE_CLASS_NOTE, transform=a.transAxes, ha="center", va="center", color="#a00", fontsize=9,
+                       bbox=dict(fc="white", ec="#a00", alpha=0.9))
+                _empty(b, "no gap to read: every run predicts one class"); continue
+            g = G[G.task == task] if regime == "pretrained" and len(G) else G.iloc[:0]  # the paper fine-tuned pretrained models only
+            _ylim(b, _plot_gaps(b, D[(D.task == task) & (D.model == model) & (D.regime == regime)], g, pos, acc, here, metric), acc)
     return _save(fig, save)
 
 # %% ../nbs/09a_figures.ipynb #79c6c16f

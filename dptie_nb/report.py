@@ -22,16 +22,16 @@ from .config import STUDY
 from .definitions import MODE_LABELS, check_preset, load_presets, preset_dir
 from .runner import run_notebook
 from .figures import fig_png
-from .findings import RATIO_PAIRS, pair_ratios, paper_slowdown, cell_text, ci_text, comparison_verdict, num, pct, signed, values_text, verdict
-from .results import (BASELINE_MODE, DIFF_COLUMNS, POINTS, bench_groups, bench_status, comparisons, eps_key, eps_label, mode_order,
+from .findings import RATIO_PAIRS, gap_differences, pair_ratios, paper_slowdown, cell_text, ci_text, comparison_verdict, num, pct, signed, values_text, verdict
+from .results import (BASELINE_MODE, evaluate_gates, DIFF_COLUMNS, POINTS, bench_groups, bench_status, comparisons, eps_key, eps_label, mode_order,
                               norms_table, paired_diffs, paper_gaps, paper_gap_tests, paper_memory,
                               part_keys, part_label, summarise, task_key, with_variants, load_runs, find_paper)
 
 # %% auto #0
 __all__ = ['EVAL_LABELS', 'PAGE_CSS', 'results_table', 'eval_table', 'norms_summary', 'pilot_table', 'paper_table',
-           'primary_table', 'gaps_table', 'paper_memory_table', 'bench_table', 'ratio_table', 'not_run', 'loss_table',
-           'per_run_table', 'runs_table', 'environment_table', 'skipped_table', 'reproducibility', 'md_table', 'Table',
-           'md', 'show_table', 'show', 'page', 'export_notebook', 'render_report', 'main']
+           'primary_table', 'gaps_table', 'paper_memory_table', 'gates_table', 'bench_table', 'ratio_table', 'not_run',
+           'loss_table', 'per_run_table', 'runs_table', 'environment_table', 'skipped_table', 'reproducibility',
+           'md_table', 'Table', 'md', 'show_table', 'show', 'page', 'export_notebook', 'render_report', 'main']
 
 # %% ../nbs/09c_report.ipynb #48addae6
 def _p_text(p) -> str: return "–" if p is None or not np.isfinite(p) else "<0.001" if p < 0.001 else f"{num(p, 3)}"
@@ -39,16 +39,16 @@ def _p_text(p) -> str: return "–" if p is None or not np.isfinite(p) else "<0.
 def _comparison_row(d, S:pd.DataFrame, acc:dict, margin:float) -> dict:
     "One comparison of `comparisons` as a row of `results_table`."
     x = S[S.setting == d.setting].iloc[0]
-    mc = f"{num(d.only_a, 0)}/{num(d.only_b, 0)}, p {_p_text(d.mcnemar_holm)}" if d.examples else "–"
+    mc = "; ".join(f"s{s}: {a}/{b}, p {_p_text(p)}" for s, a, b, p in d.mcnemar_seeds) if d.examples else "–"
     return {"comparison": "primary" if d.primary else "Holm-corrected", "task": d.task, "model": d.model, "regime": d.regime,
             "ε": d.eps_label, "other": d.variant, "arm": d.arm, "tied acc.": acc[(d.setting, "tied")], "arm acc.": acc[(d.setting, d.arm)],
             "majority class": f"{num(x.chance, 1)}" if np.isfinite(x.chance) else "–",
-            "arm − tied": f"{signed(d['diff'])} [{ci_text(d.lo, d.hi)}] (n={d.n})", "p (raw)": _p_text(d.p), "p": _p_text(d.p_holm),
-            f"TOST p (±{margin:g})": _p_text(d.tost_holm), "MDE": f"{num(d.mde, 1)}" if np.isfinite(d.mde) else "–", "McNemar": mc,
+            "arm − tied": f"{signed(d['diff'])} [{ci_text(d.lo, d.hi)}] (n={d.n})", "p (raw)": _p_text(d.p), "p (Holm)": "primary: not corrected" if d.primary else _p_text(d.p_holm),
+            f"TOST p (±{margin:g}, raw)": _p_text(d.tost_p), f"TOST p (±{margin:g}, Holm)": "primary: not corrected" if d.primary else _p_text(d.tost_holm), "MDE": f"{num(d.mde, 1)}" if np.isfinite(d.mde) else "–", "McNemar within seed (raw p)": mc,
             "verdict": comparison_verdict(d, margin, short=True)}
 
 def results_table(runs:pd.DataFrame) -> pd.DataFrame:
-    "One row per comparison, the primary first: both arms' accuracy [95% CI] (n), the majority class, arm − tied, p (raw; uncorrected for the primary, Holm-adjusted for the rest), TOST, MDE, McNemar, verdict; then the arms of settings without one."
+    "One row per comparison, the primary first: both arms' accuracy [95% CI] (n), the majority class, arm − tied, p raw and Holm-adjusted (the primary not corrected), TOST raw and Holm, MDE, McNemar, verdict; then the arms of settings without one."
     if not len(runs): return pd.DataFrame()
     S, C = summarise(runs), comparisons(runs)
     acc = {(r.setting, r.arm): f"{num(r['mean'], 1)} [{ci_text(r.lo, r.hi)}] (n={r.n})" for _, r in S.iterrows()}
@@ -58,7 +58,7 @@ def results_table(runs:pd.DataFrame) -> pd.DataFrame:
                     "arm": a.arm, ("tied acc." if a.arm == "tied" else "arm acc."): acc[(a.setting, a.arm)],
                     "majority class": f"{num(a.chance, 1)}" if np.isfinite(a.chance) else "–"})
     cols = ["comparison", "task", "model", "regime", "ε", "other", "arm", "tied acc.", "arm acc.", "majority class", "arm − tied",
-            "p (raw)", "p", f"TOST p (±{C.attrs['margin']:g})", "MDE", "McNemar", "verdict"]
+            "p (raw)", "p (Holm)", f"TOST p (±{C.attrs['margin']:g}, raw)", f"TOST p (±{C.attrs['margin']:g}, Holm)", "MDE", "McNemar within seed (raw p)", "verdict"]
     df = pd.DataFrame(out, columns=cols).astype(object).fillna("–")
 
     return df.drop(columns="other") if (df["other"] == "").all() else df
@@ -170,15 +170,20 @@ def primary_table(runs:pd.DataFrame, # runs from `load_runs`
     arm = lambda a: f"{num(x.loc[a, 'mean'], 1)} [{ci_text(x.loc[a, 'lo'], x.loc[a, 'hi'])}]"
     rows = [{"": "ours", "model": f"{d.model} ({d.regime})", "seeds": f"{d.n}, paired", "tied": arm("tied"), d.arm: arm(d.arm),
              "untied − tied [95% CI]": f"{signed(d['diff'])} [{ci_text(d.lo, d.hi)}]",
-             "test": f"paired t: p {_p_text(d.p)}; TOST ±{C.attrs['margin']:g}: p {_p_text(d.tost_p)}",
+             "test": f"paired t: raw p {_p_text(d.p)}; TOST ±{C.attrs['margin']:g}: raw p {_p_text(d.tost_p)} (declared primary: not corrected)",
              "verdict": comparison_verdict(d, C.attrs["margin"], short=True)}]
     T = paper_gap_tests(paper)
     for _, r in (T[(T.task == d.task) & (T.eps_label == d.eps_label)] if len(T) else T).iterrows():
         rows.append({"": "paper", "model": r.model, "seeds": f"{r.n} an arm", "tied": f"{_fmt_acc(r.tied, r.sd_tied)} (SD)",
                      d.arm: f"{_fmt_acc(r.untied, r.sd_untied)} (SD)" if d.arm == "untied" else "–",
                      "untied − tied [95% CI]": f"{signed(r.gap)} [{ci_text(r.lo, r.hi)}]",
-                     "test": f"Welch t: p {_p_text(r.p)}; Holm over its {len(T)} DP gaps: p {_p_text(r.p_holm)}",
+                     "test": f"Welch t: raw p {_p_text(r.p)} (its obvious primary, shown uncorrected like ours); Holm over its {len(T)} DP gaps: p {_p_text(r.p_holm)}",
                      "verdict": _paper_verdict(r)})
+    for _, x in gap_differences(d, paper).iterrows():   # the test a reader wants: do the two studies' gaps differ?
+        rows.append({"": "ours − paper", "model": x.model, "seeds": "", "tied": "", d.arm: "",
+                     "untied − tied [95% CI]": f"{signed(x['diff'])} [{ci_text(x.lo, x.hi)}]",
+                     "test": f"difference of the gaps, Welch on both standard errors: raw p {_p_text(x.p)}",
+                     "verdict": "the gaps differ" if x.p < 0.05 else "no difference between the gaps shown"})
     return pd.DataFrame(rows)
 
 def gaps_table(runs:pd.DataFrame, paper:dict|None) -> pd.DataFrame:
@@ -191,17 +196,27 @@ def gaps_table(runs:pd.DataFrame, paper:dict|None) -> pd.DataFrame:
     for _, d in C.iterrows():
         out.append(dict(task=d.task, ε=d.eps_label, who="ours", model=f"{d.model}, {d.regime}" + (f" ({d.variant})" if d.variant else ""),
                         arm=d.arm, n=f"{d.n} paired", gap=f"{signed(d['diff'])} [{ci_text(d.lo, d.hi)}]", p=_p_text(d.p),
-                        holm="primary: none" if d.primary else _p_text(d.p_holm), verdict=comparison_verdict(d, C.attrs["margin"], short=True)))
+                        holm="primary: not corrected" if d.primary else _p_text(d.p_holm), verdict=comparison_verdict(d, C.attrs["margin"], short=True)))
     if not out: return pd.DataFrame()
     df = pd.DataFrame(out)
     df = df.iloc[sorted(range(len(df)), key=lambda i: (task_key(df.task[i]), eps_key(df["ε"][i]), df.who[i] != "paper"))]
-    return df.rename(columns={"who": "", "gap": "untied − tied [95% CI]", "holm": "p (Holm)"}).reset_index(drop=True)
+    return df.rename(columns={"who": "", "gap": "untied − tied [95% CI]", "p": "p (raw)", "holm": "p (Holm)"}).reset_index(drop=True)
 
 def paper_memory_table(paper:dict|None) -> pd.DataFrame:
     "The paper's peak memory (MB) at ε=3: normal clipping tied and untied, ghost clipping untied, and the saving of ghost untied over normal tied."
     pm = paper_memory(paper)
     return pd.DataFrame({"model": pm.model, "task": pm.task, "normal, tied (MB)": pm.normal_tied, "normal, untied (MB)": pm.normal_untied,
                          "ghost, untied (MB)": pm.ghost_untied, "ghost untied saves": [pct(x) for x in pm.saves]}) if len(pm) else pd.DataFrame()
+
+# %% ../nbs/09c_report.ipynb #g9c00002
+def gates_table(runs:pd.DataFrame, # runs from `load_runs`
+                presets:dict|None=None, # presets (default: presets.toml)
+               ) -> pd.DataFrame:
+    "The preset's gates as the report's first table: gate, rule, observed, **passed** or **FAILED**, and why."
+    G = evaluate_gates(runs, presets) if len(runs) else pd.DataFrame()
+    if not len(G): return pd.DataFrame()
+    return pd.DataFrame({"gate": G.gate, "rule": G.rule, "observed": G.observed,
+                         "result": ["passed" if ok else "FAILED" for ok in G.passed], "why": G.note.replace("", "–")})
 
 # %% ../nbs/09c_report.ipynb #086b1075
 def _count(v, default:int) -> int:
@@ -428,6 +443,7 @@ def render_report(runs_dir:str|Path="reports/runs", # folder of the runs
                   paper:str|Path|None=None, # seed-paper.json (None: $DPTIE_ASSETS/../reference/seed-paper.json)
                   template:str|Path|None=None, # the report template (default nbs/study/report.ipynb)
                   appendix_runs:str|Path|None=None, # runs shown in the appendix (the pilot's), or None
+                  presets:str|Path|None=None, # the presets TOML whose gates and primary apply (None: nbs/study/presets.toml)
                   timeout:int=1800, # seconds a cell may run
                  ) -> dict:
     "Execute the report template over the runs and write report.html and report.md (with figures) to `out`."
@@ -438,7 +454,8 @@ def render_report(runs_dir:str|Path="reports/runs", # folder of the runs
     out.mkdir(parents=True, exist_ok=True)
     params = dict(runs_dir=str(Path(runs_dir).resolve()), bench=str(Path(bench).resolve()) if bench else None,
                   out=str(out), paper=str(Path(paper).resolve()) if paper else None,
-                  appendix_runs=str(Path(appendix_runs).resolve()) if appendix_runs else None)
+                  appendix_runs=str(Path(appendix_runs).resolve()) if appendix_runs else None,
+                  presets=str(Path(presets).resolve()) if presets else None)
 
     executed, err = out/"report.ipynb", None
     try: run_notebook(template, executed, params, timeout)
