@@ -46,7 +46,7 @@ PRECISIONS = ("bf16", "float32")  # a forward under bf16 autocast, or none (dpti
 CHOICES = dict(regime=("pretrained", "random"), tying=("tied", "untied"), head_init=("copy", "random"), lr_schedule=("constant", "linear"),
 
                optimizer=OPTIMIZERS, engine=ENGINES, accountant=("prv", "rdp"), device=("cpu", "cuda"), diagnostics=("on", "off"),
-               precision=PRECISIONS, eval_split=("dev", "holdout"), train_scope=("full", "probe"))
+               precision=PRECISIONS, eval_split=("dev", "holdout"), label_init=("keep", "random"), tied_norm=("exact", "triangle", "one-use"), train_scope=("full", "probe"))
 
 def opt(default, help:str):
     "A RunConfig field: its default and its one-line help (for `dptie train --help` and the template)"
@@ -60,6 +60,7 @@ class RunConfig:
     regime: str = opt("pretrained", '"pretrained": the model\'s weights; "random": its architecture from random initialisation')
     tying: str = opt("tied", '"tied" or "untied"')
     head_init: str = opt("copy", 'untied head starts as a "copy" of the embedding or "random"')
+    label_init: str = opt("keep", '"keep", or "random": the label words\' rows of the LM head (tied: of the shared matrix) start at random')
     epsilon: float|None = opt(None, 'target ε; None trains non-privately')
     delta: float|None = opt(None, 'δ; None means N^-1.1 as in the seed paper')
     sigma: float|None = opt(None, 'noise multiplier σ; None calibrates it to epsilon, 0 is the clip-only control (no privacy)')
@@ -72,6 +73,7 @@ class RunConfig:
     batch_size: int = opt(32, 'expected batch size qN for DP runs; the batch size otherwise')
     epochs: float = opt(1.0, 'passes over the training data')
     max_grad_norm: float = opt(1.0, 'per-example clipping norm C')
+    tied_norm: str = opt("exact", 'a tied matrix\'s per-example norm: "exact"; emulations "triangle" (DP, over-clips) or "one-use" (the head\'s use alone: NOT private)')
     precision: str = opt("bf16", '"bf16": forward and activation gradients under bf16 autocast (norms and clipped sums still float32/float64 from the same tensors); "float32": none')
     engine: str = opt("dptie", 'dptie, opacus, or none (forced for non-private runs)')
     accountant: str = opt("prv", 'accountant that calibrates σ ("prv" or "rdp")')
@@ -127,6 +129,8 @@ class RunConfig:
         if self.precision == "bf16" and self.engine == "opacus":
             raise ValueError("precision='bf16' with engine='opacus': Opacus forms per-example norms and clipped sums in the autocast "
                              "dtype, so bf16 rounding could release more than C; use precision='float32' with opacus, or engine='dptie'")
+        if self.tied_norm != "exact" and not (self.tying == "tied" and self.engine == "dptie"):
+            raise ValueError(f"tied_norm={self.tied_norm!r} emulates clipping a tied matrix: it needs tying='tied', engine='dptie' and an epsilon")
         if self.sigma is not None:
             if isinstance(self.sigma, bool) or not (isinstance(self.sigma, (int, float)) and math.isfinite(self.sigma) and self.sigma >= 0):
                 raise ValueError(f"sigma={self.sigma!r}: a noise multiplier is a finite number >= 0 (None: calibrate it to epsilon)")

@@ -44,10 +44,12 @@ class DptieStep:
     "Exact ghost clipping and the DP step of `DPOptimizer`, whose first-step check runs on the first micro-batch of >= 2 examples"
     private = True
     def __init__(self, model, optimizer, noise_multiplier:float, max_grad_norm:float, expected_batch_size:float,
-                 generator:torch.Generator|None=None, secure:bool=False, sampler=None, check_first_step:bool=True):
+                 generator:torch.Generator|None=None, secure:bool=False, sampler=None, check_first_step:bool=True,
+                 tied_norm:str="exact"):
         if secure and generator is not None: raise ValueError("secure_noise: pass no seeded generator")
         self.opt = DPOptimizer(optimizer, model, noise_multiplier, max_grad_norm, expected_batch_size=expected_batch_size,
-                               generator=generator, secure=secure, sampler=sampler, check_first_step=check_first_step)
+                               generator=generator, secure=secure, sampler=sampler, check_first_step=check_first_step,
+                               tied_norm=tied_norm)
     @property
     def verify_next(self) -> bool:
         "Whether the next micro-batch of >= 2 examples will be checked against autograd (the run's first-step check)"
@@ -159,11 +161,13 @@ def make_engine(kind:str, # "none", "dptie", "opacus" or "opacus-ghost"
                 secure:bool=False, # noise from os.urandom-seeded generators instead
                 sampler=None, # dptie: the run's PoissonSampler, checked at every step (one fresh draw, each example once)
                 check_first_step:bool=True, # dptie: check the first micro-batch of >= 2 examples against autograd
+                tied_norm:str="exact", # dptie: a tied matrix's norm, exact or an emulation (`GhostClipper`'s tied_norm)
                ):
     "The training step of one arm of the study"
     if kind not in ENGINE_TYPES: raise ValueError(f"unknown engine {kind!r}; use one of {sorted(ENGINE_TYPES)}")
     if kind == "none": return NonPrivate(model, optimizer)
     if expected_batch_size is None: raise ValueError(f"engine {kind!r} needs expected_batch_size (q·N)")
     if kind == "dptie": return DptieStep(model, optimizer, noise_multiplier, max_grad_norm, expected_batch_size, generator,
-                                         secure, sampler, check_first_step)
+                                         secure, sampler, check_first_step, tied_norm)
+    if tied_norm != "exact": raise ValueError(f"tied_norm={tied_norm!r} is an emulation of the dptie engine's; engine {kind!r} has none")
     return ENGINE_TYPES[kind](model, optimizer, noise_multiplier, max_grad_norm, expected_batch_size, generator, secure)

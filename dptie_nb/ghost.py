@@ -18,8 +18,8 @@ from .factors import STAT_KEYS, Use, acc_dtype, factor_sum, gram_dtype, gram_pla
 from .rules import RULES, Rule, register_rule, linear_rule, _fallback_grads, _is_hf_model, _register_hf_rules, _trains
 
 # %% auto #0
-__all__ = ['BATCH_ARGS', 'RHO', 'GRAM_RTOL', 'per_example_grads', 'clip_reference', 'count_param_uses', 'GhostClipper',
-           'ieee_matmul', 'verify_rtol_for']
+__all__ = ['TIED_NORMS', 'BATCH_ARGS', 'RHO', 'GRAM_RTOL', 'per_example_grads', 'clip_reference', 'count_param_uses',
+           'GhostClipper', 'ieee_matmul', 'verify_rtol_for']
 
 # %% ../nbs/04_ghost.ipynb #ce234d94
 def per_example_grads(losses:Tensor, # [B] one loss per example
@@ -102,6 +102,8 @@ def _broadcast_embeddings(model) -> list:
             for e in (getattr(m, k, None) for k in ('wpe', 'position_embeddings', 'embed_positions')) if isinstance(e, nn.Embedding)]
 
 # %% ../nbs/04_ghost.ipynb #d4000007
+TIED_NORMS = ('exact', 'triangle', 'one-use')  # how a tied matrix's per-example norm is formed: the truth, and two emulations
+
 class GhostClipper:
     "Hooks `model`: `backward(losses)` adds `Σ_i c_i g_i`, `c_i ≤ min(1, C/‖g_i‖)`, into every trainable `p.grad` (or a dict)"
     def __init__(self,
@@ -116,11 +118,14 @@ class GhostClipper:
                  broadcast_modules:list|None=None,  # embeddings whose batch-1 output is only broadcast against per-example tensors
                  batch_args:tuple=(),       # names of further forward arguments whose rows are examples (besides BATCH_ARGS)
                  exact_sums:bool=False,     # form dense clipped sums in float64 too (default: at least float32, with a rounding margin)
+                 tied_norm:str='exact',     # a tied matrix's norm: 'exact', or the emulations 'triangle' (DP, over-clips), 'one-use' (NOT private)
                 ):
         self._set_max_grad_norm(max_grad_norm)
         _verify_count(verify, 1)
         if isinstance(batch_args, str) or not all(isinstance(a, str) for a in batch_args):
             raise TypeError(f"batch_args must be a list of forward argument names, got {batch_args!r}")
+        if tied_norm not in TIED_NORMS: raise ValueError(f"tied_norm must be one of {TIED_NORMS}, got {tied_norm!r}")
+        self.tied_norm = tied_norm
         if mode not in ('auto', 'ghost', 'materialize'): raise ValueError(f"mode must be 'auto', 'ghost' or 'materialize', got {mode!r}")
         if any(getattr(m, 'gradient_checkpointing', False) is True for m in model.modules()):
             raise ValueError("gradient checkpointing re-runs forwards inside backward; GhostClipper needs one forward per "
@@ -524,6 +529,7 @@ def _norms(self:GhostClipper, by:dict, B:int, acc, dev, to_dict:bool=False):
     total = torch.zeros(B, dtype=acc, device=dev)
     rel_sq = torch.zeros(B, dtype=acc, device=dev)      # Σ_p (bound on the released ‖fl(c_i g_i)‖ / c_i)²
     payload, psq, decisions, exact_n = {}, {}, {}, {}
+    adj = torch.zeros(B, dtype=acc, device=dev)         # an emulation's change to the squared norm the clip factor uses
     for pid, us in by.items():
         p, name = us[0].param, self.pnames[pid]
         sd = sum_dtype(p.dtype, self.exact_sums)
@@ -554,8 +560,15 @@ def _norms(self:GhostClipper, by:dict, B:int, acc, dev, to_dict:bool=False):
             decisions[name] = 'materialize'
             rel = _mat_release(sq, p.numel(), sd, acc, out_u)
         psq[name] = sq; total += sq; rel_sq += rel * rel
+        if self.tied_norm != 'exact' and {'embed_in', 'embed_out'} <= {u.label for u in us}: adj += _tied_adjust(self.tied_norm, parts)
         for k, v in parts.items(): stats[k] += v
-    return stats, total, payload, psq, decisions, exact_n, rel_sq
+    return stats, total, payload, psq, decisions, exact_n, rel_sq, adj
+
+def _tied_adjust(kind:str, parts:dict) -> Tensor:
+    "A tied matrix's emulated norm² minus its true one: 'triangle' (‖g_E‖ + ‖g_H‖)², ≥ the truth; 'one-use' the head's use alone"
+    a, b, x = parts['embed_in'], parts['embed_out'], parts['embed_cross']
+    if kind == 'triangle': return (2 * (a * b).clamp_min(0).sqrt() - x).clamp_min(0)   # 2‖g_E‖‖g_H‖ ≥ the cross term 2⟨g_E, g_H⟩
+    return -(a + x)                                      # drops the input use and the cross term: what an overwriting hook sees
 
 @patch
 def _gram_dtype(self:GhostClipper, us:list, acc) -> torch.dtype:
@@ -637,12 +650,12 @@ def _backward(self:GhostClipper, losses, into=None):
     with ieee_matmul():                          # the engine's own matmuls in full float32 (no TF32)
         with torch.profiler.record_function("dptie::rules"): by = self._uses(calls, grads)
         del grads
-        stats, total, payload, psq, decisions, exact_n, rel_sq = self._norms(by, B, acc, dev, into is not None)
+        stats, total, payload, psq, decisions, exact_n, rel_sq, adj = self._norms(by, B, acc, dev, into is not None)
         del by
-        return self._finish(losses, into, nv, stats, total, payload, psq, decisions, exact_n, rel_sq)
+        return self._finish(losses, into, nv, stats, total, payload, psq, decisions, exact_n, rel_sq, adj)
 
 @patch
-def _finish(self:GhostClipper, losses, into, nv, stats, total, payload, psq, decisions, exact_n, rel_sq):
+def _finish(self:GhostClipper, losses, into, nv, stats, total, payload, psq, decisions, exact_n, rel_sq, adj=None):
     "Clip factors with their rounding margins, clipped sums, optional verification, then the sums added where they go"
     B = len(total)
     self.last_autocast = self._amp        # the forward's autocast dtype (None: none): `verify` compares with autograd at its precision
@@ -657,6 +670,8 @@ def _finish(self:GhostClipper, losses, into, nv, stats, total, payload, psq, dec
     C = self.max_grad_norm
     # c_i = min(1, C / (‖g_i‖ (1 + m_i))): U_i = ‖g_i‖ (1 + m_i) bounds the norm of what is released for example i
     U = (rel_sq * (1 + 16 * _unit(rel_sq.dtype))).sqrt().maximum(norms)
+    if self.tied_norm == 'triangle': U = ((rel_sq + adj) * (1 + 16 * _unit(rel_sq.dtype))).sqrt().maximum(U)  # larger: still ≤ C
+    if self.tied_norm == 'one-use': U = ((rel_sq + adj).clamp_min(0) * (1 + 16 * _unit(rel_sq.dtype))).sqrt()  # smaller: NOT ≤ C
     clip = C / U.clamp_min(C)
     margins = torch.where(norms > 0, U / norms.clamp_min(torch.finfo(norms.dtype).tiny) - 1, torch.zeros_like(U))
     with torch.profiler.record_function("dptie::clipped_sums"): sums = _clipped_sums(payload, clip, self.exact_sums)
@@ -756,8 +771,8 @@ def _verify(self:GhostClipper, losses, norms, sums, k:int):
                            f"{k} example(s) checked (max relative error {rel.max().item():.2e} > {rtol:.0e}); worst parameter "
                            f"'{worst}' (relative error of its squared norm {perr[worst]:.2e})")
     c = self.last_clip_factors[:k]
-    over = c * ref > C * (1 + rtol)
-    if over.any(): raise RuntimeError(f"verify: for {int(over.sum())} of the {k} example(s) checked the clip factor lets the "
+    over = c * ref > C * (1 + rtol)            # (the one-use emulation exceeds C by design: it is not a private release)
+    if over.any() and self.tied_norm != 'one-use': raise RuntimeError(f"verify: for {int(over.sum())} of the {k} example(s) checked the clip factor lets the "
                                       f"autograd gradient exceed C = {C:g}; please report it")
     if k < B: return
     for j, p in enumerate(ps):

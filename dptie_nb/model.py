@@ -15,8 +15,8 @@ from .assets import AssetNotFound, model_source, shown_path
 from .config import PRECISIONS
 
 # %% auto #0
-__all__ = ['TYINGS', 'is_tied', 'untie', 'build_model', 'param_counts', 'hidden_states', 'class_logits', 'class_loss', 'predict',
-           'lm_loss', 'autocast_for']
+__all__ = ['TYINGS', 'is_tied', 'untie', 'build_model', 'param_counts', 'reinit_rows', 'hidden_states', 'class_logits',
+           'class_loss', 'predict', 'lm_loss', 'autocast_for']
 
 # %% ../nbs/02_model.ipynb #4bf3309c
 TYINGS = ("tied", "untied")
@@ -111,6 +111,20 @@ def param_counts(model:nn.Module) -> dict:
     emb, head = model.get_input_embeddings().weight, model.get_output_embeddings().weight
     return dict(total=sum(p.numel() for p in ps), trainable=sum(p.numel() for p in ps if p.requires_grad),
                 input_embedding=emb.numel(), head=head.numel(), tied=is_tied(model))
+
+# %% ../nbs/02_model.ipynb #rows0002
+def reinit_rows(model:nn.Module, # a causal LM
+                rows, # token ids whose LM-head rows start again
+                seed:int=0, # the draw's seed
+               ) -> nn.Module:
+    "Re-initialise `rows` of the LM head's weight (a tied model's shared matrix) from N(0, initializer_range²), in place."
+    w, ids = model.get_output_embeddings().weight, torch.as_tensor(rows, dtype=torch.long).flatten()
+    if not len(ids) or int(ids.min()) < 0 or int(ids.max()) >= w.shape[0]:
+        raise ValueError(f"rows {ids.tolist()[:5]}: token ids in [0, {w.shape[0]}) to re-initialise")
+    std = getattr(model.config, "initializer_range", 0.02)
+    g = torch.Generator().manual_seed(seed)
+    with torch.no_grad(): w[ids] = (torch.randn(len(ids), w.shape[1], generator=g) * std).to(w.dtype)
+    return model
 
 # %% ../nbs/02_model.ipynb #39c1ca9b
 def hidden_states(model:nn.Module, input_ids:torch.Tensor, attention_mask:torch.Tensor) -> torch.Tensor:

@@ -18,7 +18,7 @@ from .data import PoissonSampler, ShuffledSampler, collate, holdout_split, load_
 from .distributed import all_gather_objects, check_same, gather_lists, init_from_env, shard, shutdown, torchrun_cmd, world
 from .dpoptim import VERIFY_EXAMPLES
 from .engine import make_engine
-from .model import autocast_for, build_model, class_loss, is_tied, param_counts, predict
+from .model import autocast_for, build_model, class_loss, is_tied, param_counts, predict, reinit_rows
 
 # %% auto #0
 __all__ = ['DIAGNOSTICS', 'TRAIN_DIAGNOSTICS', 'PROBE_TRAINS', 'EVAL_FIELDS', 'environment', 'git_state', 'file_sha256',
@@ -91,6 +91,9 @@ def _public_meta(meta:dict, cfg) -> dict:
 def privacy_scope(cfg) -> dict:
     "What a run's ε covers (`covers`) and what its metrics.json publishes that ε does not cover (`not_covered`)."
     if not cfg.private: return dict(covers=None, not_covered=["everything: a non-private run"])
+    if cfg.tied_norm == "one-use":
+        return dict(covers=None, not_covered=["everything: an emulation (tied_norm='one-use') clips by the head's use of the tied "
+                                              "matrix alone, so an example can be released above C; its epsilon is not claimed"])
     if cfg.sigma == 0: return dict(covers=None, not_covered=["everything: a clip-only control (sigma=0), DP's batches and clipping without noise"])
     out = []
     if cfg.diagnostics == "on":
@@ -248,6 +251,7 @@ def _prepare(cfg:RunConfig, out, data) -> _Run:
     r = _Run(cfg, Path(out) if out else None, rank, ws, *data)
     r.delta = check_delta_for(cfg.delta, len(r.tr)) if cfg.delta is not None else paper_delta(len(r.tr))
     r.model = make_model(cfg).to(cfg.device).train()
+    if cfg.label_init == "random": reinit_rows(r.model, r.tr.label_token_ids, seed=cfg.seed + 20_000)
     r.e0 = initial_embedding(r.model)  # before any checkpoint is loaded: the embedding at step 0
     if rank: torch.manual_seed(cfg.seed + 10_007 * rank)  # same weights on every rank, its own dropout stream
     r.opt = make_optimizer(cfg, [p for p in r.model.parameters() if p.requires_grad])
@@ -258,7 +262,7 @@ def _prepare(cfg:RunConfig, out, data) -> _Run:
                                                                             delta=r.delta, method=cfg.accountant)
         if not cfg.secure_noise: r.gen = torch.Generator(cfg.device).manual_seed(cfg.seed + 10_000)
     r.engine = make_engine(cfg.engine, r.model, r.opt, r.sigma or 0., cfg.max_grad_norm, r.ebs, r.gen, cfg.secure_noise,
-                           sampler=r.sampler if cfg.private else None)  # dptie: checks its first micro-batch and every draw
+                           sampler=r.sampler if cfg.private else None, tied_norm=cfg.tied_norm)  # dptie: checks its first micro-batch and every draw
     r.ck = r.out/"checkpoint.pt" if r.out and cfg.checkpoint_every else None
     r.rel = r.out/"released.json" if r.out and cfg.private and cfg.secure_noise else None
     return r
