@@ -85,6 +85,7 @@ class RunConfig:
     eval_split: str = opt("dev", '"dev", or "holdout": evaluate on the held-out training slice (for tuning; never the dev set that is reported)')
     train_scope: str = opt("full", '"full": every weight trains; "probe": a linear probe, only the final layer norm and an untied LM head (loss over the label words)')
     micro_batch_size: int = opt(64, 'physical batch: logical batches are accumulated from micro-batches')
+    label_words: str = opt("", 'the label words in label order, comma-separated, each read with a leading space ("bad,good": SST-2\'s 0 and 1); "": the task\'s own')
     restrict_loss: bool = opt(False, 'cross-entropy over the label words only (default: the full vocabulary)')
     eval_every: int = opt(0, 'evaluate every this many steps (0: about 5 times per run)')
     log_every: int = opt(0, 'record a history row every this many steps (0: about 40 rows per run)')
@@ -129,6 +130,8 @@ class RunConfig:
         if self.precision == "bf16" and self.engine == "opacus":
             raise ValueError("precision='bf16' with engine='opacus': Opacus forms per-example norms and clipped sums in the autocast "
                              "dtype, so bf16 rounding could release more than C; use precision='float32' with opacus, or engine='dptie'")
+        if not isinstance(self.label_words, str) or (self.label_words.strip() and any(not w.strip() for w in self.label_words.split(","))):
+            raise ValueError(f"label_words={self.label_words!r}: words separated by commas, e.g. 'bad,good' ('' for the task's own)")
         if self.tied_norm != "exact" and not (self.tying == "tied" and self.engine == "dptie"):
             raise ValueError(f"tied_norm={self.tied_norm!r} emulates clipping a tied matrix: it needs tying='tied', engine='dptie' and an epsilon")
         if self.sigma is not None:
@@ -139,6 +142,11 @@ class RunConfig:
 
     @property
     def private(self) -> bool: return self.epsilon is not None
+
+    @property
+    def words(self) -> tuple|None:
+        "The label words `label_words` names, each with its leading space (None: the task's own)"
+        return tuple(" " + w.strip() for w in self.label_words.split(",")) if self.label_words.strip() else None
 
     def run_id(self) -> str:
         "A readable, unique name for this run's folder (the one rule for run names)"

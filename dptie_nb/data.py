@@ -4,7 +4,7 @@
 
 # %% ../nbs/01_data.ipynb #9e3df1a7
 from __future__ import annotations
-import math, os, secrets, string
+import dataclasses, math, os, secrets, string
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -120,9 +120,15 @@ def load_task(task:str, # "sst2", "qnli" or "qqp"
               cap:int|None=None, # keep the first `cap` examples after a seeded shuffle (None: all)
               data_seed:int=0, # the shuffle's seed
               path=None, # an explicit TSV
+              label_words:tuple|None=None, # label id -> word (leading space included), instead of the task's own
              ) -> EncodedTask:
     "One split of a GLUE task, capped and tokenised as prompts."
     spec = get_task(task)
+    if label_words:
+        if len(label_words) != len(spec.label_words) or len(set(label_words)) != len(label_words):
+            raise ValueError(f"label_words={tuple(label_words)}: {spec.name} needs {len(spec.label_words)} distinct words, one per label "
+                             f"in the order of its labels (its own: {spec.label_words})")
+        spec = dataclasses.replace(spec, label_words=tuple(label_words))
     if cap is not None and cap <= 0: raise ValueError(f"cap={cap}: a cap must be a positive number of examples (or None for all)")
     tok = tok or load_tokenizer()
     df = load_glue(spec.name, split, path=path)
@@ -137,7 +143,7 @@ def load_task(task:str, # "sst2", "qnli" or "qqp"
         ids.append(p); n_cut += cut
     meta = dict(task=spec.name, split=split, rows_in_file=n_file, rows_used=len(ids), cap=cap, data_seed=data_seed,
                 max_len=max_len, truncated=n_cut, label_counts=np.bincount(y[order], minlength=len(spec.label_words)).tolist(),
-                mean_tokens=float(np.mean([len(i) for i in ids])))
+                mean_tokens=float(np.mean([len(i) for i in ids])), label_words=list(spec.label_words))
     return EncodedTask(spec, ids, y[order], label_token_ids(tok, spec), meta)
 
 # %% ../nbs/01_data.ipynb #hold0002

@@ -14,7 +14,7 @@ import torch
 from .accountant import PrivacyLedger, check_delta_for, noise_multiplier, paper_delta
 from .assets import load_config, load_tokenizer
 from .files import atomic_write_json, jsonable
-from .data import PoissonSampler, ShuffledSampler, collate, holdout_split, load_task, poisson_plan
+from .data import PoissonSampler, ShuffledSampler, collate, get_task, holdout_split, load_task, poisson_plan
 from .distributed import all_gather_objects, check_same, gather_lists, init_from_env, shard, shutdown, torchrun_cmd, world
 from .dpoptim import VERIFY_EXAMPLES
 from .engine import make_engine
@@ -243,8 +243,10 @@ def _prepare(cfg:RunConfig, out, data) -> _Run:
     torch.manual_seed(cfg.seed); np.random.seed(cfg.seed)
     if data is None:
         tok = load_tokenizer()
-        data = (load_task(cfg.task, "train", tok, cfg.max_len, cfg.train_cap, cfg.data_seed),
-                load_task(cfg.task, "dev", tok, cfg.max_len, cfg.dev_cap, cfg.data_seed))
+        data = (load_task(cfg.task, "train", tok, cfg.max_len, cfg.train_cap, cfg.data_seed, label_words=cfg.words),
+                load_task(cfg.task, "dev", tok, cfg.max_len, cfg.dev_cap, cfg.data_seed, label_words=cfg.words))
+    if any(d.spec.label_words != (cfg.words or get_task(cfg.task).label_words) for d in data):
+        raise ValueError(f"the data given reads the label words {data[0].spec.label_words}, the config {cfg.words}: load it with label_words=")
     if cfg.holdout:  # the tuning slice leaves the sampling population; evaluated on instead of dev when eval_split="holdout"
         tr, held = holdout_split(data[0], cfg.holdout, cfg.data_seed)
         data = (tr, held if cfg.eval_split == "holdout" else data[1])
