@@ -12,13 +12,12 @@ import pandas as pd
 from matplotlib.figure import Figure
 
 from .definitions import MODE_LABELS, MODE_ORDER
-from .results import (bench_groups, eps_key, eps_text, is_dp, run_epsilon, evals_frame, history_frame, mode_order, norms_table, paired_diffs, paper_gap_tests,
+from .results import (bench_groups, eps_key, eps_text, is_dp, run_epsilon, evals_frame, history_frame, mode_order, norms_table, paired_diffs, paper_gap_tests, MIN_INTERVAL_N,
                               paper_gaps, part_index, part_keys, part_label, parts_frame, summarise, task_key, chance_of)
 
 # %% auto #0
-__all__ = ['TYING_COLORS', 'PART_COLORS', 'MODE_COLORS', 'MIN_INTERVAL_N', 'NO_TIE_LINE', 'ONE_CLASS_NOTE', 'ReportFigure',
-           'fig_png', 'plot_run', 'plot_accuracy', 'plot_bench', 'plot_norms', 'plot_accountants', 'curve_label',
-           'plot_curves']
+__all__ = ['TYING_COLORS', 'PART_COLORS', 'MODE_COLORS', 'NO_TIE_LINE', 'ONE_CLASS_NOTE', 'ReportFigure', 'fig_png', 'plot_run',
+           'plot_accuracy', 'plot_bench', 'plot_norms', 'plot_accountants', 'curve_label', 'plot_curves']
 
 # %% ../nbs/09a_figures.ipynb #db101d59
 TYING_COLORS = {"tied": "#1f77b4", "untied": "#d62728"}
@@ -131,7 +130,6 @@ def _dodged(df:pd.DataFrame, pos:dict):
         k = df[(df.arm == arm) & (df.variant == var)]
         yield si, arm, var, k, np.array([pos[l] for l in k.eps_label]) + (si - (len(series) - 1) / 2) * w
 
-MIN_INTERVAL_N = 3  # fewer seeds than this: no t-interval is drawn, the seeds are drawn as points instead
 NO_TIE_LINE = "a line joins two ε only when both have the same seeds"
 
 def _seed_values(runs:pd.DataFrame, setting:str, arm:str, metric:str) -> pd.Series:
@@ -232,7 +230,7 @@ def plot_accuracy(runs:pd.DataFrame, # runs from `load_runs`
             _ylim(a, ys, acc, 0.0 if acc else None, 100.0 if acc else None)
             a.set(title=f"{task}: {model}, {regime}", ylabel="dev accuracy (%)" if acc else "dev loss (nats)")
             if acc and len(here) and here.one_class.all():  # a panel of one-class arms: said on the panel, no gaps to read
-                a.text(0.5, 0.5, ONE_CLASS_NOTE, transform=a.transAxes, ha="center", va="center", color="#a00", fontsize=9,
+                a.text(0.5, 0.82, ONE_CLASS_NOTE, transform=a.transAxes, ha="center", va="center", color="#a00", fontsize=9,
                        bbox=dict(fc="white", ec="#a00", alpha=0.9))
                 _empty(b, "no gap to read: every run predicts one class"); continue
             g = G[G.task == task] if regime == "pretrained" and len(G) else G.iloc[:0]  # the paper fine-tuned pretrained models only

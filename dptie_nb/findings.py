@@ -13,7 +13,7 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
-from .results import (BENCH_COLUMNS, DIFF_COLUMNS, GLUE_TRAIN_ROWS, BY_HAND, is_dp, accountant_table, bench_status, chance_of,
+from .results import (MIN_INTERVAL_N, BENCH_COLUMNS, DIFF_COLUMNS, GLUE_TRAIN_ROWS, BY_HAND, is_dp, accountant_table, bench_status, chance_of,
                               comparisons, eps_key, eps_text, get_key, norms_table, paired_diffs, paper_gaps, paper_gap_tests, paper_memory, paper_steps,
                               part_index, summarise, evaluate_gates, failed_gates)
 from .assets import project_root, shown_path
@@ -102,10 +102,11 @@ def fill(pattern:str, **facts) -> str:
 PHRASES = {
     # (a) untied − tied, paired by seed
     "pairs": "{metric}: {n} paired comparison{n:pl} with an interval, {k} of them excluding 0{which:paren}{one}.",
-    "pairs.one": "; {o} more with one seed have no interval",
+    "pairs.one": "; {o} more with fewer than 3 paired seeds have no interval",
     "pairs.none": "No setting has both a tied and an untied run with the same seed and a {metric}: no paired comparison.",
     "pairs.acc": "Dev accuracy: {n} paired comparison{n:pl} with an interval{besides}, Holm-corrected: a difference in {k}{which:paren}, "
-                 "equivalence within ±{margin:g} points in {e}, uninformative (both arms predict one class) in {u}, inconclusive in {i}{one}.",
+                 "equivalence within ±{margin:g} points in {e}, inconclusive in {i}{one}; uninformative (both arms predict one class) in {u} "
+                 "of all {t}.",
     "besides": " besides the primary",
     "pairs.primary": "Primary comparison (declared before running, not corrected): {arm} − tied on {task} at {eps:eps} ({setting}) "
                      "= {diff:signed} points (95% CI {ci:ci}, {n} paired seed{n:pl}): {verdict}.",
@@ -116,7 +117,8 @@ PHRASES = {
     "verdict.uninformative": "uninformative: both arms predict one class in every seed, so these runs say nothing about tying",
     "verdict.diff": "{arm} better ({adj}{p:p})",
     "verdict.equivalent": "equivalent within ±{margin:g} points ({adj}TOST {p:p})",
-    "verdict.few": "inconclusive: {n} seeds are too few to call the arms equivalent (at least 3, with an SD estimated from them)",
+    "verdict.few": "inconclusive: {n} paired seeds are too few for an interval or a verdict (at least 3, with an SD estimated from them)",
+    "verdict.few_loss": "{n} seeds: too few for an interval",
     "label.few": "inconclusive ({n} seeds)",
     "verdict.inconclusive": "inconclusive: no difference shown ({adj}{p:p}) and no equivalence within ±{margin:g} points "
                             "({adj}TOST {tp:p}); {n} seeds detect only a difference of {mde:.1f} points or more (80% power)",
@@ -179,8 +181,10 @@ PHRASES = {
     "cav.seeds": "Few seeds: {seeds:vals} per arm (the paper: 5); with {k} seeds a 95% interval is ±{t:.2f} standard errors wide "
                  "(±1.96 with many), so only large gaps can show.",
     "cav.model": "A small model: {models:vals} with {params:span.1}M parameters, against GPT-2's 124M and DistilGPT2's 82M; in it "
-                 "the embedding is most of the parameters, so untying adds {untie:.0%} to the parameters (and to the noise "
-                 "DP-SGD adds), against 31% to GPT-2 and 47% to DistilGPT2.",
+                 "the embedding is most of the parameters, so untying adds {untie:.0%} to the parameters{noise}, against 31% "
+                 "to GPT-2 and 47% to DistilGPT2.",
+    "cav.model.noise": " (and to the noise DP-SGD adds, every row of which the loss reads)",
+    "cav.model.rows": " (each with its own noise, though the loss reads only the head's label-word rows: section (d))",
     "cav.data": "Subsampled data: at most {share:.1%} of a full GLUE training set per run ({rows:vals} rows), so fewer DP steps "
                 "and a larger sampling rate than the paper's.",
     "cav.random": "Runs in the random-init regime (or with a model that had no pretrained weights) answer a different question "
@@ -222,18 +226,20 @@ def bullets(lines) -> str:
 # %% ../nbs/09b_findings.ipynb #7a9f16d3
 def verdict(lo, hi, n, higher_better:bool=True, arm:str="untied") -> str:
     "What a 95% interval of `arm` − tied says (of a loss, when not `higher_better`)."
-    if n < 2 or not np.isfinite(lo): return say("verdict.one")
+    if n < 2: return say("verdict.one")
+    if n < MIN_INTERVAL_N: return say("verdict.few_loss", n=n)
+    if not np.isfinite(lo): return say("verdict.one")
     if lo > 0 or hi < 0: return say("verdict.better", arm=arm if (lo > 0) == higher_better else "tied")
     return say("verdict.ns")
 
 def verdict_kind(d, margin:float, alpha:float=0.05) -> tuple[str, dict]:
-    "What an accuracy comparison (a row of `comparisons`) shows: 'one', 'uninformative', 'diff', 'equivalent' or 'inconclusive', and the facts its phrases need."
+    "What an accuracy comparison (a row of `comparisons`) shows: 'one', 'few' (fewer than `MIN_INTERVAL_N` seeds), 'uninformative', 'diff', 'equivalent' or 'inconclusive', and the facts its phrases need."
     adj = "" if d.primary else say("adj.holm")
     if d.uninformative: return "uninformative", {}  # both arms one class: nothing to compare, with any number of seeds
     if d.n < 2: return "one", {}
+    if d.n < MIN_INTERVAL_N: return "few", dict(n=d.n)  # no interval from two seeds, and no equivalence without an SD from three
     if d.p_holm < alpha: return "diff", dict(arm=d.arm if d["diff"] > 0 else "tied", adj=adj, p=d.p_holm)
-    if d.tost_holm < alpha:  # equivalence needs an SD estimated from at least three seeds
-        return ("equivalent", dict(margin=margin, adj=adj, p=d.tost_holm)) if d.n >= 3 else ("few", dict(n=d.n))
+    if d.tost_holm < alpha: return "equivalent", dict(margin=margin, adj=adj, p=d.tost_holm)
     return "inconclusive", dict(adj=adj, p=d.p_holm, margin=margin, tp=d.tost_holm, n=d.n, mde=d.mde)
 
 def comparison_verdict(d, margin:float, alpha:float=0.05, short:bool=False) -> str:
@@ -266,13 +272,15 @@ def pairs_summary(runs:pd.DataFrame, metric:str="acc") -> str:
     if metric == "acc":
         C = comparisons(runs)
         kinds = [(verdict_kind(d, C.attrs["margin"]), d) for _, d in C[~C.primary].iterrows()]
-        o = sum(kd[0] == "one" for kd, _ in kinds)   # one seed: no interval, not counted among the comparisons
+        u = sum(kd[0] == "uninformative" for kd, _ in kinds)   # of any number of seeds
+        kinds = [(kd, d) for kd, d in kinds if kd[0] != "uninformative"]
+        o = sum(d.n < MIN_INTERVAL_N for _, d in kinds)   # fewer than 3 seeds: no interval, not counted among the comparisons
         k = lambda w: sum(kd[0] == w for kd, _ in kinds)
         which = sorted({say("better_on", arm=f["arm"], task=d.task, eps=d.eps_label) for (w, f), d in kinds if w == "diff"})
         return say("pairs.acc", n=len(kinds) - o, besides=say("besides") if C.primary.any() else "", k=k("diff"), which=which,
-                   e=k("equivalent"), margin=C.attrs["margin"], u=k("uninformative"), i=k("inconclusive") + k("few"),
+                   e=k("equivalent"), margin=C.attrs["margin"], u=u, t=len(kinds) + u, i=k("inconclusive"),
                    one=say("pairs.one", o=o) if o else "")
-    o, D = int(D.lo.isna().sum()), D[D.lo.notna()]   # counts only comparisons that have an interval
+    o, D = int((D.n < MIN_INTERVAL_N).sum()), D[D.n >= MIN_INTERVAL_N]   # counts only comparisons that have an interval
     sig = D[(D.lo > 0) | (D.hi < 0)]
     which = sorted({say("better_on", arm=r.arm if (r["diff"] > 0) == hb else "tied", task=r.task, eps=r.eps_label) for _, r in sig.iterrows()})
     return say("pairs", metric=name, n=len(D), k=len(sig), which=which, one=say("pairs.one", o=o) if o else "")
@@ -428,8 +436,10 @@ def caveat_rows(runs:pd.DataFrame, skipped:list|None=None) -> list[tuple[str, di
     pt = runs.params_total.dropna()
     if len(pt) and pt.max() < 50e6:
         tied, untied = runs[runs.arm == "tied"].params_total.max(), runs[runs.arm != "tied"].params_total.max()
+        restricted = all(((m or {}).get("config") or {}).get("restrict_loss") for m in runs[runs.arm != "tied"].metrics)
         rows.append(("cav.model", dict(models=runs.model, params=[pt.min() / 1e6, pt.max() / 1e6],
-                                       untie=untied / tied - 1 if tied and untied and np.isfinite(untied / tied) else math.nan)))
+                                       untie=untied / tied - 1 if tied and untied and np.isfinite(untied / tied) else math.nan,
+                                       noise=say("cav.model.rows" if restricted and (runs.arm != "tied").any() else "cav.model.noise"))))
 
     sub = runs[runs.train_rows.notna() & runs.task.map(GLUE_TRAIN_ROWS).notna()]
     share = (sub.train_rows / sub.task.map(GLUE_TRAIN_ROWS)).max() if len(sub) else 1.0
@@ -536,7 +546,9 @@ def cost_sentences(bench:pd.DataFrame|None, paper:dict|None=None) -> list[str]:
     ok = b[b.status == "ok"] if len(b) else b
     hw = values_text(ok.device.astype(str)) if len(ok) else "?"
     th = sorted({int(t) for t in ok.get("threads", pd.Series(dtype=float)).dropna()})
-    where = f"one step, {hw}" + (f", {values_text(th)} CPU thread{'s' if th != [1] else ''}" if th else "")
+    cpu = bool(len(ok)) and set(ok.get("device_type", pd.Series(["cpu"] * len(ok)))) == {"cpu"}
+    where = (f"one step each, on {values_text(th) if th else 'some'} CPU thread{'s' if th != [1] else ''} of an {hw} machine, not a GPU" if cpu
+             else f"one step each, on {hw}")
     pt, pn = paper_slowdown(paper)
     t, m = _ratios(R, 3, "time"), _ratios(R, 3, "memory")
     if t:

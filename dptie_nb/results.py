@@ -19,7 +19,7 @@ from .definitions import MODE_ORDER, load_presets
 
 # %% auto #0
 __all__ = ['TASK_ORDER', 'GLUE_TRAIN_ROWS', 'SPENT_RTOL', 'NONPRIVATE_IGNORED', 'PARTS', 'TOTAL_KEYS', 'RUN_COLUMNS', 'BELOW_ACC',
-           'POINTS', 'PANEL_KEYS', 'SUMMARY_COLUMNS', 'DIFF_COLUMNS', 'EQUIV_MARGIN', 'PRIMARY_EXTRA',
+           'POINTS', 'MIN_INTERVAL_N', 'PANEL_KEYS', 'SUMMARY_COLUMNS', 'DIFF_COLUMNS', 'EQUIV_MARGIN', 'PRIMARY_EXTRA',
            'COMPARISON_COLUMNS', 'GATE_RULES', 'GATE_WORDS', 'GATES_COLUMNS', 'HEADROOM_COLUMNS', 'EVALS_COLUMNS',
            'BASELINE_MODE', 'BENCH_COLUMNS', 'NORMS_COLUMNS', 'BY_HAND', 'ACCOUNTANT_COLUMNS', 'task_key', 'eps_key',
            'is_dp', 'eps_text', 'sigma_label', 'spent_epsilon', 'run_epsilon', 'arm_of', 'setting_of', 'part_index',
@@ -316,14 +316,17 @@ def load_runs(runs_dir:str|Path="reports/runs", # folder with <run-id>/metrics.j
     return _frame(rows), skipped
 
 # %% ../nbs/09_results.ipynb #c0d8b53a
+MIN_INTERVAL_N = 3  # fewer seeds than this: the report draws and prints no interval, and gives no verdict, only the seeds
+
 def t_interval(x, # the sample (NaN and None are dropped)
                level:float=0.95, # confidence level
+               min_n:int=2, # fewer values than this: no interval (the report asks `MIN_INTERVAL_N`)
               ) -> tuple[float, float, float]:
-    "Mean and the (lo, hi) Student-t interval of the mean; lo and hi are NaN for fewer than two values."
+    "Mean and the (lo, hi) Student-t interval of the mean; lo and hi are NaN for fewer than `min_n` values (and never from one)."
     x = np.asarray([v for v in x if v is not None and np.isfinite(v)], float)
     if not len(x): return (math.nan,) * 3
     m = float(x.mean())
-    if len(x) < 2: return m, math.nan, math.nan
+    if len(x) < max(2, min_n): return m, math.nan, math.nan
     h = float(stats.t.ppf((1 + level) / 2, len(x) - 1) * x.std(ddof=1) / math.sqrt(len(x)))
     return m, m - h, m + h
 
@@ -359,7 +362,7 @@ def summarise(df:pd.DataFrame, # runs from `load_runs`
         v = pd.to_numeric(g[metric], errors="coerce")
         g, v = g[v.notna()], v[v.notna()].astype(float)
         if not len(g): continue
-        m, lo, hi = t_interval(v, level)
+        m, lo, hi = t_interval(v, level, MIN_INTERVAL_N)  # two seeds: no interval, only their values
         r = g.iloc[0]
         out.append(dict(task=r.task, model=r.model, regime=r.regime, epsilon=r.epsilon, eps_label=r.eps_label, arm=arm,
                         variant=r.variant, setting=setting, n=len(g), seeds=sorted(int(s) for s in g.seed), mean=m,
@@ -383,7 +386,7 @@ def _paired(df:pd.DataFrame, metric:str):
 def _diff_row(r, arm:str, tied, u, common, metric:str, level:float) -> dict:
     "One paired comparison: the mean of `arm` − tied over the common seeds, its t-interval and p-value (0 when every seed differs by the same nonzero amount, 1 when by none)."
     d = (u[metric][common].astype(float) - tied[metric][common].astype(float)).to_numpy(float)
-    m, lo, hi = t_interval(d, level)
+    m, lo, hi = t_interval(d, level, MIN_INTERVAL_N)
     p = math.nan if len(d) < 2 else float(stats.ttest_1samp(d, 0).pvalue) if d.std() > 0 else float(m == 0)  # equal differences: t = ±∞ or 0/0
     return dict(task=r.task, model=r.model, regime=r.regime, epsilon=r.epsilon, eps_label=r.eps_label, arm=arm, variant=r.variant,
                 setting=r.setting, n=len(d), seeds=[int(s) for s in common], tied=float(tied[metric][common].astype(float).mean()),
@@ -704,12 +707,13 @@ def headroom(runs:pd.DataFrame, # runs from `load_runs`
     base = gate_base(p) if p else {}
     r = select_runs(runs, base) if len(runs) else runs
     out = []
-    for lab, what, sel in (("non-private control", "the same recipe without clipping or noise", {"epsilon": None}),
+    for lab, what, sel in (("non-private control", "no clipping, no noise", {"epsilon": None}),
                            ("clip-only control (σ = 0)", "clipped like the DP arms, no noise: no privacy", {"sigma": 0.0})):
         k = select_runs(r, sel) if len(r) else r
         arms = _arms(k, tuple(base) + tuple(sel))
-        out.append({"reference": lab, "what it is": what, "accuracy (%)": "; ".join(f"{a} {_pts(g.acc.mean())}" for a, g in arms.items()) or "not run",
-                    "runs": len(k)})
+        how = sorted({f"{o}, lr {l:g}" for o, l in zip(k.optimizer, k.lr)}) if len(k) else []  # its own recipe, which may not be the DP arms'
+        out.append({"reference": lab, "what it is": what + (f" ({'; '.join(how)})" if how else ""),
+                    "accuracy (%)": "; ".join(f"{a} {_pts(g.acc.mean())}" for a, g in arms.items()) or "not run", "runs": str(len(k))})
     models = sorted(set(r.model.dropna())) if len(r) else []
     regime = base.get("regime") or (r.regime.iloc[0] if len(r) else "pretrained")
     for m in models:
@@ -717,7 +721,7 @@ def headroom(runs:pd.DataFrame, # runs from `load_runs`
         acc = "; ".join(f"{k} {_pts(pr[k])}" for k in ("last-token", "mean-pooled") if k in pr) if pr else "no probe.json"
         out.append({"reference": f"frozen-feature probe ({m}" + (")" if regime == "pretrained" else ", random init)"),
                     "what it is": "logistic regression on the frozen model's features" + (f", {pr['n_train']:,} training examples, {pr['n_dev']} dev ({pr['path']})" if pr else ""),
-                    "accuracy (%)": acc, "runs": 0})
+                    "accuracy (%)": acc, "runs": "–"})
     return pd.DataFrame(out, columns=HEADROOM_COLUMNS)
 
 
@@ -797,6 +801,7 @@ def load_bench(path:str|Path|None="reports/bench/bench.json", # the benchmark's 
     df["status"] = df.status.fillna("ok").astype(str)
     df["message"] = df.message.fillna("").astype(str)
     df["device"] = [r.get("device_name") or r.get("device") or "?" for r in recs]
+    df["device_type"] = [str(r.get("device") or "?").split(":")[0] for r in recs]  # "cpu" or "cuda": what `device` names
     for c in ("peak_mem_mb", "step_time_s", "B", "T"): df[c] = _num(df[c]).to_numpy()
     df["panel"] = [f"{s}" + (f", T={t:g}" if np.isfinite(t) else "") + (f", {l} loss" if isinstance(l, str) and l else "")
                    for s, t, l in zip(df["shape"], df["T"], df["loss"])]
@@ -886,7 +891,7 @@ def norms_table(runs:pd.DataFrame) -> pd.DataFrame:
         sh = [part_shares(p) for p in g.parts]
         for k in comps:
             if all(p.get(k, 0) == 0 for p in g.parts): continue  # e.g. the cross term of an untied model, reported as 0
-            m, lo, hi = t_interval([s.get(k, np.nan) for s in sh])
+            m, lo, hi = t_interval([s.get(k, np.nan) for s in sh], min_n=MIN_INTERVAL_N)
             out.append(dict(task=task, model=model, regime=regime, arm=arm, eps_label=el, n=len(g), component=k,
                             label=part_label(k), share=m, lo=lo, hi=hi, mean_norm2=float(np.nanmean([p.get(k, np.nan) for p in g.parts]))))
     return pd.DataFrame(out, columns=NORMS_COLUMNS)

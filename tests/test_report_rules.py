@@ -64,6 +64,7 @@ def test_a_failed_gate_makes_the_first_sentence_uninformative(page):
 def test_two_seeds_are_never_equivalent_and_counts_need_an_interval(page):
     rows = [l for l in page["md"].splitlines() if l.startswith("| ") and "| 8 |" in l and "Holm-corrected" in l]
     assert rows and not any("equivalent" in l for l in rows), rows          # ε = 8 has 2 seeds
+    assert all("no interval" in l and "inconclusive (2 seeds)" in l for l in rows), rows   # no t-interval, no verdict from 2 seeds
     assert "paired comparisons with an interval" in page["md"]
 
 def test_p_value_headers_say_raw_or_holm_and_mcnemar_is_within_seed(page):
