@@ -15,7 +15,7 @@ from scipy import stats
 
 from .results import (MIN_INTERVAL_N, BENCH_COLUMNS, DIFF_COLUMNS, GLUE_TRAIN_ROWS, BY_HAND, is_dp, accountant_table, bench_status, chance_of,
                               comparisons, eps_key, eps_text, get_key, norms_table, paired_diffs, paper_gaps, paper_gap_tests, paper_memory, paper_steps,
-                              part_index, summarise, evaluate_gates, failed_gates)
+                              part_index, summarise, evaluate_gates, failed_gates, headroom)
 from .assets import project_root, shown_path
 from .config import CLIP_ONLY, eps_label
 from .definitions import MODE_LABELS, load_presets
@@ -26,8 +26,8 @@ __all__ = ['STYLES', 'PHRASES', 'METRICS', 'RATIO_PAIRS', 'QUESTIONS', 'PAIRED_N
            'verdict', 'verdict_kind', 'comparison_verdict', 'primary_summary', 'pairs_summary', 'learning_brief',
            'pair_ratios', 'paper_slowdown', 'memory_brief', 'memory_summary', 'norm_brief', 'noise_sentence',
            'norms_brief', 'coverage', 'privacy_conclusions', 'privacy_brief', 'caveat_rows', 'caveats', 'conclusions',
-           'noise_paired', 'pairing', 'gap_differences', 'sign_test', 'cost_sentences', 'conclusion', 'goal_check',
-           'setup_facts', 'differences', 'overview', 'paper_status', 'run_summary']
+           'noise_paired', 'pairing', 'gap_differences', 'sign_test', 'cost_sentences', 'no_gates_sentence',
+           'conclusion', 'goal_check', 'setup_facts', 'differences', 'overview', 'paper_status', 'run_summary']
 
 # %% ../nbs/09b_findings.ipynb #128f1a3f
 def num(x, nd:int=1) -> str:
@@ -547,7 +547,8 @@ def cost_sentences(bench:pd.DataFrame|None, paper:dict|None=None) -> list[str]:
     hw = values_text(ok.device.astype(str)) if len(ok) else "?"
     th = sorted({int(t) for t in ok.get("threads", pd.Series(dtype=float)).dropna()})
     cpu = bool(len(ok)) and set(ok.get("device_type", pd.Series(["cpu"] * len(ok)))) == {"cpu"}
-    where = (f"one step each, on {values_text(th) if th else 'some'} CPU thread{'s' if th != [1] else ''} of an {hw} machine, not a GPU" if cpu
+    threads = f"{values_text(th)} CPU thread{'s' if th != [1] else ''}" if th else "the CPU"
+    where = (f"one step each, on {threads} of an {hw} machine, not a GPU" if cpu
              else f"one step each, on {hw}")
     pt, pn = paper_slowdown(paper)
     t, m = _ratios(R, 3, "time"), _ratios(R, 3, "memory")
@@ -566,11 +567,21 @@ def cost_sentences(bench:pd.DataFrame|None, paper:dict|None=None) -> list[str]:
         if sh: s.append(f"The price of exactness itself, the cross term's phase of the profiled tied step, is {span_text(sh, 0, True)} of that step.")
     return s
 
+def no_gates_sentence(runs:pd.DataFrame, presets:dict|None=None) -> str:
+    "The conclusion's first sentence when the preset declared no gates: that nothing checks the comparison can inform, and the headroom it must be weighed against."
+    H = headroom(runs, presets)
+    ref = [f"the {r.reference} {r['accuracy (%)']}" + ("" if r["accuracy (%)"] in ("not run", "no probe.json") else "%")
+           + (f" ({r['what it is'].split('(')[-1]}" if r.reference.startswith("non-private") and "(" in r["what it is"] else "")
+           for _, r in H.iterrows()]
+    return ("**No gates were declared for these runs**, so nothing checks that the comparison can inform; weigh it against the "
+            "headroom: " + ", ".join(ref) + ".")
+
 def conclusion(runs:pd.DataFrame, bench:pd.DataFrame|None=None, paper:dict|None=None, presets:dict|None=None) -> str:
     "The report's answer, each sentence read off a table: first whether the gates let the comparison inform at all, then the primary comparison, what each arm reached, the paper's gaps as a different regime, the cost of exact tied clipping like for like, and the cross term"
     if not len(runs): return ""  # the overview says so, and the answers by question
     G, C, s = evaluate_gates(runs, presets), comparisons(runs, presets=presets), []
     bad = failed_gates(G)
+    if not len(G): s.append(no_gates_sentence(runs, presets))
     if bad: s.append(f"**The comparison is uninformative**: {len(bad)} of its {len(G)} gates failed ({'; '.join(bad)}), so these runs cannot "
                      "say whether tying pays under DP-SGD; what follows is what they measured, not an answer.")
     p = C[C.primary]

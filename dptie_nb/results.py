@@ -704,7 +704,7 @@ def headroom(runs:pd.DataFrame, # runs from `load_runs`
         try: presets = load_presets()
         except (FileNotFoundError, ValueError): presets = {}
     _, p = preset_of(runs, presets, "primary")
-    base = gate_base(p) if p else {}
+    base = gate_base(p) if p else {"task": runs.task.iloc[0]} if len(runs) else {}  # no primary: the first task, as the conclusion reads
     r = select_runs(runs, base) if len(runs) else runs
     out = []
     for lab, what, sel in (("non-private control", "no clipping, no noise", {"epsilon": None}),
