@@ -160,6 +160,9 @@ def _plot_arms(a, s:pd.DataFrame, pos:dict, acc:bool, runs:pd.DataFrame, metric:
         for j, (_, r) in enumerate(k.iterrows()):
             ys += _points_or_interval(a, x[j], r["mean"], r.lo, r.hi, r.n, _seed_values(runs, r.setting, arm, metric), c, fmt,
                                       label=arm + (f" ({var})" if var else "") if j == 0 else None)
+            oc = runs[(runs.setting == r.setting) & (runs.arm == arm)].one_class
+            if acc and len(oc) and oc.all():  # this arm predicts one class at this ε: marked where it is drawn
+                a.annotate("one class", (x[j], r["mean"]), xytext=(0, -11), textcoords="offset points", ha="center", fontsize=6, color="#a00")
         fin = k.eps_label.map(is_dp).to_numpy(bool)  # no line to the controls, nor between ε whose seeds differ
         seeds = [tuple(v) for v in k.seeds]
         for j in range(len(k) - 1):
