@@ -16,8 +16,9 @@ from .results import (bench_groups, eps_key, eps_text, is_dp, run_epsilon, evals
                               paper_gaps, part_index, part_keys, part_label, parts_frame, summarise, task_key, chance_of)
 
 # %% auto #0
-__all__ = ['TYING_COLORS', 'PART_COLORS', 'MODE_COLORS', 'NO_TIE_LINE', 'ONE_CLASS_NOTE', 'ReportFigure', 'fig_png', 'plot_run',
-           'plot_accuracy', 'plot_bench', 'plot_norms', 'plot_accountants', 'curve_label', 'plot_curves']
+__all__ = ['TYING_COLORS', 'PART_COLORS', 'MODE_COLORS', 'ONE_CLASS_LABEL', 'BOTH_ONE_CLASS', 'NO_TIE_LINE', 'ONE_CLASS_NOTE',
+           'ReportFigure', 'fig_png', 'plot_run', 'plot_accuracy', 'plot_bench', 'plot_norms', 'plot_accountants',
+           'curve_label', 'plot_curves']
 
 # %% ../nbs/09a_figures.ipynb #db101d59
 TYING_COLORS = {"tied": "#1f77b4", "untied": "#d62728"}
@@ -130,6 +131,7 @@ def _dodged(df:pd.DataFrame, pos:dict):
         k = df[(df.arm == arm) & (df.variant == var)]
         yield si, arm, var, k, np.array([pos[l] for l in k.eps_label]) + (si - (len(series) - 1) / 2) * w
 
+ONE_CLASS_LABEL, BOTH_ONE_CLASS = "predicts one class", "both arms predict one class: no gap measured"
 NO_TIE_LINE = "a line joins two ε only when both have the same seeds"
 
 def _seed_values(runs:pd.DataFrame, setting:str, arm:str, metric:str) -> pd.Series:
@@ -156,13 +158,14 @@ def _plot_arms(a, s:pd.DataFrame, pos:dict, acc:bool, runs:pd.DataFrame, metric:
     "Upper panel: each arm's mean, with its interval from 3 seeds or its seeds as points, against ε; lines only between ε with the same seeds; the majority class. Returns every y drawn."
     ys = []
     for si, arm, var, k, x in _dodged(s, pos):
-        c, fmt = _color(arm, si), "os"[arm != "tied"]
+        c, fmt = _color(arm if not var else f"{arm} ({var})", si), "os"[arm != "tied"]   # a variant of an arm: its own colour
         for j, (_, r) in enumerate(k.iterrows()):
             ys += _points_or_interval(a, x[j], r["mean"], r.lo, r.hi, r.n, _seed_values(runs, r.setting, arm, metric), c, fmt,
                                       label=arm + (f" ({var})" if var else "") if j == 0 else None)
             oc = runs[(runs.setting == r.setting) & (runs.arm == arm)].one_class
-            if acc and len(oc) and oc.all():  # this arm predicts one class at this ε: marked where it is drawn
-                a.annotate("one class", (x[j], r["mean"]), xytext=(0, -11), textcoords="offset points", ha="center", fontsize=6, color="#a00")
+            if acc and len(oc) and oc.all():  # this arm predicts one class at this ε: crossed out where it is drawn
+                first = ONE_CLASS_LABEL not in a.get_legend_handles_labels()[1]
+                a.plot([x[j]], [r["mean"]], "x", c="#a00", ms=9, mew=1.5, label=ONE_CLASS_LABEL if first else None)
         fin = k.eps_label.map(is_dp).to_numpy(bool)  # no line to the controls, nor between ε whose seeds differ
         seeds = [tuple(v) for v in k.seeds]
         for j in range(len(k) - 1):
@@ -170,7 +173,9 @@ def _plot_arms(a, s:pd.DataFrame, pos:dict, acc:bool, runs:pd.DataFrame, metric:
                 a.plot(x[j:j + 2], k["mean"].to_numpy()[j:j + 2], "-", c=c, lw=1)
     ch = s.chance.dropna() if acc else []
     if len(ch): a.axhline(ch.mean(), c="0.5", ls=":", lw=1, label="majority class"); ys.append(ch.mean())
-    _eps_axis(a, pos); a.legend(fontsize=7)
+    _eps_axis(a, pos)
+    many = len(a.get_legend_handles_labels()[1]) > 5   # many variants (a pilot): the legend beside the panel, not over its markers
+    a.legend(fontsize=7, **(dict(loc="upper left", bbox_to_anchor=(1.01, 1.0)) if many else {}))
     return ys
 
 def _plot_gaps(b, dd:pd.DataFrame, g:pd.DataFrame, pos:dict, acc:bool, runs:pd.DataFrame, metric:str):
@@ -182,6 +187,10 @@ def _plot_gaps(b, dd:pd.DataFrame, g:pd.DataFrame, pos:dict, acc:bool, runs:pd.D
             ys += _points_or_interval(b, x[j], r["diff"], r.lo, r.hi, r.n, _seed_diffs(runs, r.setting, arm, metric), c, "D",
                                       label=f"ours: {arm} − tied" + (f" ({var})" if var else "") + f", n={'/'.join(str(n) for n in dict.fromkeys(k.n))}"
                                       if j == 0 else None)
+            oc = runs[(runs.setting == r.setting) & runs.arm.isin(["tied", arm])].one_class
+            if acc and len(oc) and oc.all():  # both arms one class: a zero that measures nothing, crossed out
+                first = BOTH_ONE_CLASS not in b.get_legend_handles_labels()[1]
+                b.plot([x[j]], [r["diff"]], "x", c="#a00", ms=9, mew=1.5, label=BOTH_ONE_CLASS if first else None)
     for mk, (model, gg) in zip("^v", g.groupby("model", sort=False)):
         gg = gg[gg.eps_label.isin(pos)]
         if not len(gg): continue
@@ -191,7 +200,7 @@ def _plot_gaps(b, dd:pd.DataFrame, g:pd.DataFrame, pos:dict, acc:bool, runs:pd.D
         ys += [*gg.lo, *gg.hi]
     b.axhline(0, c="k", lw=0.7); _eps_axis(b, pos)
     b.set(ylabel="untied − tied (points)" if acc else "untied − tied (nats)")
-    if len(dd) or len(g): b.legend(fontsize=7)
+    if b.get_legend_handles_labels()[0]: b.legend(fontsize=7)
     else: _empty(b, "no tied/untied pairs")
     return ys
 
