@@ -18,18 +18,18 @@ from .config import CLIP_ONLY, NONPRIVATE, SAME_SETTING, RunConfig, eps_label, p
 from .definitions import MODE_ORDER, load_presets
 
 # %% auto #0
-__all__ = ['TASK_ORDER', 'GLUE_TRAIN_ROWS', 'SPENT_RTOL', 'NONPRIVATE_IGNORED', 'PARTS', 'TOTAL_KEYS', 'RUN_COLUMNS', 'BELOW_ACC',
-           'POINTS', 'MIN_INTERVAL_N', 'PANEL_KEYS', 'SUMMARY_COLUMNS', 'DIFF_COLUMNS', 'EQUIV_MARGIN', 'PRIMARY_EXTRA',
-           'COMPARISON_COLUMNS', 'GATE_RULES', 'GATE_WORDS', 'GATES_COLUMNS', 'HEADROOM_COLUMNS', 'EVALS_COLUMNS',
-           'BASELINE_MODE', 'BENCH_COLUMNS', 'NORMS_COLUMNS', 'BY_HAND', 'ACCOUNTANT_COLUMNS', 'task_key', 'eps_key',
-           'is_dp', 'eps_text', 'sigma_label', 'spent_epsilon', 'run_epsilon', 'arm_of', 'setting_of', 'part_index',
-           'part_keys', 'part_label', 'run_parts', 'part_shares', 'MissingKey', 'get_key', 'chance_of', 'eval_fields',
-           'predicts_one_class', 'unpack_bits', 'mechanism_fields', 'run_row', 'load_runs', 't_interval',
-           'with_variants', 'summarise', 'paired_diffs', 'holm', 'tost', 'mde', 'mcnemar', 'check_primary',
-           'primary_of', 'comparisons', 'check_gates', 'select_runs', 'preset_of', 'gate_base', 'evaluate_gates',
-           'failed_gates', 'probe_accuracy', 'headroom', 'history_frame', 'parts_frame', 'evals_frame', 'mode_order',
-           'bench_status', 'load_bench', 'bench_groups', 'find_paper', 'load_paper', 'paper_gaps', 'paper_gap_tests',
-           'paper_steps', 'paper_memory', 'norms_table', 'accountant_table']
+__all__ = ['TASK_ORDER', 'GLUE_TRAIN_ROWS', 'SPENT_RTOL', 'NONPRIVATE_IGNORED', 'TIED_NORM_ARMS', 'PARTS', 'TOTAL_KEYS',
+           'RUN_COLUMNS', 'BELOW_ACC', 'POINTS', 'MIN_INTERVAL_N', 'PANEL_KEYS', 'SUMMARY_COLUMNS', 'DIFF_COLUMNS',
+           'EQUIV_MARGIN', 'PRIMARY_EXTRA', 'COMPARISON_COLUMNS', 'GATE_RULES', 'GATE_WORDS', 'GATES_COLUMNS',
+           'HEADROOM_COLUMNS', 'EVALS_COLUMNS', 'BASELINE_MODE', 'BENCH_COLUMNS', 'NORMS_COLUMNS', 'BY_HAND',
+           'ACCOUNTANT_COLUMNS', 'task_key', 'eps_key', 'is_dp', 'eps_text', 'sigma_label', 'spent_epsilon',
+           'run_epsilon', 'arm_of', 'setting_of', 'part_index', 'part_keys', 'part_label', 'run_parts', 'part_shares',
+           'MissingKey', 'get_key', 'chance_of', 'eval_fields', 'predicts_one_class', 'unpack_bits', 'mechanism_fields',
+           'run_row', 'load_runs', 't_interval', 'with_variants', 'summarise', 'paired_diffs', 'holm', 'tost', 'mde',
+           'mcnemar', 'check_primary', 'primary_of', 'comparisons', 'check_gates', 'select_runs', 'preset_of',
+           'gate_base', 'evaluate_gates', 'failed_gates', 'probe_accuracy', 'headroom', 'history_frame', 'parts_frame',
+           'evals_frame', 'mode_order', 'bench_status', 'load_bench', 'bench_groups', 'find_paper', 'load_paper',
+           'paper_gaps', 'paper_gap_tests', 'paper_steps', 'paper_memory', 'norms_table', 'accountant_table']
 
 # %% ../nbs/09_results.ipynb #ba47babc
 TASK_ORDER = ("sst2", "qnli", "qqp")
@@ -93,16 +93,21 @@ def run_epsilon(m:dict) -> dict:
 # %% ../nbs/09_results.ipynb #f296d592
 NONPRIVATE_IGNORED = ("engine", "max_grad_norm", "accountant", "delta")
 
+TIED_NORM_ARMS = {"triangle": "triangle bound", "one-use": "one use, not private"}  # the emulations' arm names
+
 def arm_of(cfg:dict) -> str:
-    "The arm of a comparison a run belongs to: 'tied', 'untied', or 'untied (<init> head)'."
-    if cfg.get("tying") == "tied": return "tied"
+    "The arm of a comparison a run belongs to: 'tied', 'untied', 'untied (<init> head)', or a tied model's mechanism arm ('tied (triangle bound)', 'tied (label rows at random)', ...)."
+    what = [TIED_NORM_ARMS[t]] if (t := cfg.get("tied_norm") or "exact") != "exact" else []
+    what += ["label rows at random"] if cfg.get("label_init") == "random" else []
+    if cfg.get("tying") == "tied": return "tied" + (f" ({', '.join(what)})" if what else "")
     hi = cfg.get("head_init") or "copy"
-    return "untied" if hi == "copy" else f"untied ({hi} head)"
+    what = ([] if hi == "copy" else [f"{hi} head"]) + what
+    return "untied" + (f" ({', '.join(what)})" if what else "")
 
 def setting_of(cfg:dict) -> str:
     "Every setting of a run that can change its numbers, except tying and seed, as a JSON key."
     cfg = {**{f.name: f.default for f in fields(RunConfig)}, **cfg}  # a field added since the run was made: its default
-    drop = set(SAME_SETTING) | {"tying", "seed", "head_init"}
+    drop = set(SAME_SETTING) | {"tying", "seed", "head_init", "tied_norm", "label_init"}  # arms, not settings (`arm_of`)
     if cfg.get("epsilon") is None: drop |= set(NONPRIVATE_IGNORED)
     return json.dumps({k: cfg[k] for k in sorted(cfg) if k not in drop}, default=str)
 
@@ -458,7 +463,7 @@ def check_primary(decl, where:str="primary") -> dict:
     "A `primary` declaration, checked and completed with `PRIMARY_EXTRA`'s defaults (epsilon parsed)."
     if not isinstance(decl, dict) or not decl:
         raise ValueError(f'{where} must be a table of settings, e.g. {{ task = "sst2", epsilon = 3, regime = "pretrained" }}')
-    ok = {f.name for f in fields(RunConfig)} - set(SAME_SETTING) - {"tying", "seed", "head_init"}
+    ok = {f.name for f in fields(RunConfig)} - set(SAME_SETTING) - {"tying", "seed", "head_init", "tied_norm", "label_init"}
     bad = sorted(set(decl) - ok - set(PRIMARY_EXTRA))
     if bad: raise ValueError(f"{where}: unknown key(s) {bad}; use settings ({', '.join(sorted(ok))}) and {', '.join(PRIMARY_EXTRA)}")
     out = {**PRIMARY_EXTRA, **decl}
