@@ -107,12 +107,14 @@ def norms_summary(runs:pd.DataFrame) -> pd.DataFrame:
 
 # %% ../nbs/09c_report.ipynb #cf0a0004
 def pilot_table(runs:pd.DataFrame) -> pd.DataFrame:
-    "One row per run of a pilot: what was tried (loss, lr, σ or ε) and where its dev evaluation went from step 0 to the end"
+    "One row per run of a pilot: what was tried (loss, words, lr, σ or ε), what it was evaluated on (dev, or a held-out slice of the training split) and where that went from step 0 to the end"
     if not len(runs): return pd.DataFrame()
     out = []
     for _, r in runs.iterrows():
         cfg = r.metrics.get("config", {}) if isinstance(r.metrics, dict) else {}
+        held = cfg.get("eval_split") == "holdout"
         out.append({"run": r.run_id, "loss": "label words" if cfg.get("restrict_loss") else "full vocabulary",
+                    "words": cfg.get("label_words") or "the task's", "evaluated on": f"{cfg.get('holdout')} held-out training sentences" if held else "dev",
                     "optimizer": r.optimizer + (", linear decay" if cfg.get("lr_schedule") == "linear" else ""),
                     "C": f"{r.max_grad_norm:g}", "lr": f"{r.lr:g}",
 
