@@ -338,6 +338,10 @@ def _step(r:_Run, step:int) -> dict:
     r.step_times.append(time.time() - ts)
     return row
 
+def _spent(r:_Run, method:str) -> float:
+    "ε spent so far by `method`; ∞ for the one-use emulation, whose releases are not bounded by C (no ε is claimed)"
+    return math.inf if r.cfg.tied_norm == "one-use" else r.ledger.epsilon(r.delta, method)
+
 def _log(r:_Run, step:int, row:dict, with_prv:bool) -> dict:
     "A history row: the step's statistics (none of them with diagnostics off), ε spent so far"
     row.update(step=step + 1, epoch=(step + 1) / r.steps * r.cfg.epochs, step_time_s=r.step_times[-1],
@@ -345,8 +349,8 @@ def _log(r:_Run, step:int, row:dict, with_prv:bool) -> dict:
     if r.cfg.diagnostics == "off": row = {k: v for k, v in row.items() if k not in DIAGNOSTICS}
     if r.e0 is not None: row["head_drift"] = head_drift(r.model, r.e0)  # from the weights: covered by ε
     if r.cfg.private:  # PRV costs up to a second a call: at evaluations and at the end; RDP on every row
-        row.update(eps_rdp=r.ledger.epsilon(r.delta, "rdp"))
-        if with_prv: row.update(eps_prv=r.ledger.epsilon(r.delta, "prv"))
+        row.update(eps_rdp=_spent(r, "rdp"))
+        if with_prv: row.update(eps_prv=_spent(r, "prv"))
     r.m["history"].append(row)
     return row
 
@@ -363,8 +367,8 @@ def _finish(r:_Run, t0:float):
         p["first_step_verified"] = None  # not checked: the opacus engine, or every Poisson batch was empty
     if r.rel is not None: p["lost_steps"] = r.ledger.steps - r.steps  # counted beyond the steps taken
     p.update(steps=r.ledger.steps if cfg.private else r.steps, ledger=r.ledger.to_dict(),
-             epsilon_rdp=r.ledger.epsilon(r.delta, "rdp") if cfg.private else None,
-             epsilon_prv=r.ledger.epsilon(r.delta, "prv") if cfg.private else None)
+             epsilon_rdp=_spent(r, "rdp") if cfg.private else None,
+             epsilon_prv=_spent(r, "prv") if cfg.private else None)
     ev = r.m["evals"][-1]
     r.m["final"] = dict(dev_acc=ev["acc"], dev_loss=ev["loss"], **{f"dev_{k}": ev.get(k) for k in EVAL_FIELDS},
                         dev_correct=r.dev_correct, steps=r.steps,
