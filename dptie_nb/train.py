@@ -255,6 +255,7 @@ def _prepare(cfg:RunConfig, out, data) -> _Run:
     r.model = make_model(cfg).to(cfg.device).train()
     if cfg.label_init == "random": reinit_rows(r.model, r.tr.label_token_ids, seed=cfg.seed + 20_000)
     r.e0 = initial_embedding(r.model)  # before any checkpoint is loaded: the embedding at step 0
+    torch.manual_seed(cfg.seed)  # again: building an untied model draws (Hugging Face initialises its new head), a tied one not; both arms' dropout from here
     if rank: torch.manual_seed(cfg.seed + 10_007 * rank)  # same weights on every rank, its own dropout stream
     r.opt = make_optimizer(cfg, [p for p in r.model.parameters() if p.requires_grad])
     r.sampler, r.steps, r.q, r.ebs = _plan(cfg, len(r.tr))
