@@ -27,9 +27,10 @@ __all__ = ['TASK_ORDER', 'GLUE_TRAIN_ROWS', 'SPENT_RTOL', 'NONPRIVATE_IGNORED', 
            'MissingKey', 'get_key', 'chance_of', 'eval_fields', 'predicts_one_class', 'unpack_bits', 'mechanism_fields',
            'run_row', 'load_runs', 't_interval', 'with_variants', 'summarise', 'paired_diffs', 'holm', 'tost', 'mde',
            'mcnemar', 'check_primary', 'primary_of', 'comparisons', 'check_gates', 'select_runs', 'preset_of',
-           'gate_base', 'evaluate_gates', 'failed_gates', 'probe_accuracy', 'headroom', 'history_frame', 'parts_frame',
-           'evals_frame', 'mode_order', 'bench_status', 'load_bench', 'bench_groups', 'find_paper', 'load_paper',
-           'paper_gaps', 'paper_gap_tests', 'paper_steps', 'paper_memory', 'norms_table', 'accountant_table']
+           'gate_base', 'presets_or_default', 'evaluate_gates', 'failed_gates', 'probe_accuracy', 'headroom',
+           'history_frame', 'parts_frame', 'evals_frame', 'mode_order', 'bench_status', 'load_bench', 'bench_groups',
+           'find_paper', 'load_paper', 'paper_gaps', 'paper_gap_tests', 'paper_steps', 'paper_memory', 'norms_table',
+           'accountant_table']
 
 # %% ../nbs/09_results.ipynb #ba47babc
 TASK_ORDER = ("sst2", "qnli", "qqp")
@@ -665,13 +666,17 @@ def _judge(g:dict, base:dict, runs:pd.DataFrame) -> dict:
     if ref is not None and len(ref): obs.append(f"reference {_pts(best)}% (the best of {ref.setting.nunique()} setting(s), n={len(ref)})")
     return dict(row, observed="; ".join(obs), passed=not fails, note="; ".join(fails))
 
+def presets_or_default(presets:dict|None) -> dict:
+    "`presets`, or presets.toml's when None, or no presets when that file is missing or unreadable (the report then declares nothing)"
+    if presets is not None: return presets
+    try: return load_presets()
+    except (FileNotFoundError, ValueError): return {}
+
 def evaluate_gates(runs:pd.DataFrame, # runs from `load_runs`
                    presets:dict|None=None, # presets (default: presets.toml)
                   ) -> pd.DataFrame:
     "Every gate of the preset the runs were made by, judged on them: gate, rule (as text), observed, passed, note; `attrs` carry the preset and the settings every gate starts from."
-    if presets is None:
-        try: presets = load_presets()
-        except (FileNotFoundError, ValueError): presets = {}
+    presets = presets_or_default(presets)
     name, p = preset_of(runs, presets, "gates")
     if p is None: return pd.DataFrame(columns=GATES_COLUMNS).assign(passed=pd.Series(dtype=bool))
     gates, base = check_gates(p["gates"], f"preset {name!r}: gates"), gate_base(p)
@@ -706,9 +711,7 @@ def headroom(runs:pd.DataFrame, # runs from `load_runs`
              models_dir:str|Path|None=None, # where the probes lie (default: the project's reports/models)
             ) -> pd.DataFrame:
     "How far the DP arms could go: the non-private control, the clip-only control (σ = 0) and the model's frozen-feature probe, on the primary's task, model and regime."
-    if presets is None:
-        try: presets = load_presets()
-        except (FileNotFoundError, ValueError): presets = {}
+    presets = presets_or_default(presets)
     _, p = preset_of(runs, presets, "primary")
     base = gate_base(p) if p else {"task": runs.task.iloc[0]} if len(runs) else {}  # no primary: the first task, as the conclusion reads
     r = select_runs(runs, base) if len(runs) else runs
