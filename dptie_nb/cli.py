@@ -7,7 +7,7 @@ from __future__ import annotations
 import argparse, sys
 
 # Only the light study definitions here: each command imports its module when it runs (see above).
-from .definitions import check_preset, preset_dir
+from .definitions import check_preset, load_presets, preset_dir
 
 # %% auto #0
 __all__ = ['COMMANDS', 'bench_command', 'study', 'main']
@@ -32,12 +32,14 @@ def study(argv=None) -> int:
     ap.add_argument("--jobs", type=int, default=2, help="notebooks run at the same time, each with cpu_count / JOBS threads (default: 2)")
     ap.add_argument("--out", default=None, help="the preset's runs, figures and report go here (default: reports/PRESET; a fresh "
                                                 "folder such as scratch/PRESET reruns every run)")
+    ap.add_argument("--presets", default=None, help="another presets TOML file (default: nbs/study/presets.toml)")
     a = ap.parse_args(argv)
-    check_preset(a.preset)  # a typo is refused before anything is made
+    check_preset(a.preset, load_presets(a.presets))  # a typo is refused before anything is made
     a.out = str(a.out or preset_dir(a.preset))
     from dptie_nb import report, sweep
-    rc = sweep.main(["--preset", a.preset, "--jobs", str(a.jobs), "--out", a.out])
-    rr = report.main(["--preset", a.preset, "--out", a.out])
+    more = ["--presets", a.presets] if a.presets else []
+    rc = sweep.main(["--preset", a.preset, "--jobs", str(a.jobs), "--out", a.out] + more)
+    rr = report.main(["--preset", a.preset, "--out", a.out] + more)
     return rc or rr
 
 # Each command imports its module when it runs, not when `dptie` starts: torch, transformers and Opacus (train, bench),

@@ -475,8 +475,10 @@ def main(argv=None):
     ap.add_argument("--bench", default=None, help="the benchmark JSON (default: reports/bench/bench.json, the engine "
                                                   "benchmark every preset shares; may be missing)")
     ap.add_argument("--paper", default=None, help="seed-paper.json (default: $DPTIE_ASSETS/../reference/seed-paper.json)")
+    ap.add_argument("--presets", default=None, help="another presets TOML file, whose PRESET's gates, primary and appendix apply "
+                                                    "(default: nbs/study/presets.toml)")
     a = ap.parse_args(argv)
-    preset = check_preset(a.preset, load_presets())  # a typo is refused before anything is made
+    preset = check_preset(a.preset, load_presets(a.presets))  # a typo is refused before anything is made
     out = Path(a.out or preset_dir(a.preset))
     appendix = None if a.runs else preset.get("appendix")  # a preset whose runs this report shows in an appendix (the pilot)
     runs_dir = Path(a.runs or out/"runs")
@@ -487,7 +489,7 @@ def main(argv=None):
         print("dptie report: warning: no seed-paper.json (pass --paper): the report has no comparison with the seed paper",
               file=sys.stderr)  # the kernel finds the same file itself: the notebook's parameters name no machine path
     res = render_report(runs_dir, a.bench or Path("reports")/"bench"/"bench.json", out, a.paper,
-                        appendix_runs=Path("reports")/appendix/"runs" if appendix else None)
+                        appendix_runs=Path("reports")/appendix/"runs" if appendix else None, presets=a.presets)
     print(f"dptie report: {len(runs)} runs -> {shown_path(res['html'])}, {shown_path(res['md'])} ({len(res['figures'])} figures)")
     if not len(runs):
         print(f"dptie report: no readable run in {runs_dir} (each needs a metrics.json with status ok): run "
