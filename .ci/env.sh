@@ -8,11 +8,14 @@ if [ -z "${DPTIE_ASSETS:-}" ] && [ -d "$ROOT/../shared/assets" ]; then
 fi
 VENV=${DPTIE_VENV:-$ROOT/.venv}
 [ -x "$VENV/bin/python" ] || python3 -m venv "$VENV"
-want=$(cat setup.py settings.ini | sha1sum | cut -c1-40)
+# CI (CI=true) installs without the `lab` extra: no test starts JupyterLab, and JupyterLab's jsonschema format extras
+# (rfc3987_syntax builds a grammar at import) add about 1-2 s to every process that imports nbformat. DPTIE_EXTRAS overrides.
+if [ "${CI:-}" = "true" ]; then EXTRAS=${DPTIE_EXTRAS:-dev}; else EXTRAS=${DPTIE_EXTRAS:-dev,lab}; fi
+want=$( (cat setup.py settings.ini; echo "extras=$EXTRAS") | sha1sum | cut -c1-40)
 if [ "$(cat "$VENV/.dptie-installed" 2>/dev/null)" != "$want" ]; then
-  echo "dptie: installing into $VENV (torch 2.13.0 CPU, transformers, opacus, nbdev, papermill, JupyterLab, ...)"
+  echo "dptie: installing into $VENV (torch 2.13.0 CPU, transformers, opacus, nbdev, papermill, extras: $EXTRAS)"
   "$VENV/bin/python" -m pip install -q --upgrade pip
-  "$VENV/bin/python" -m pip install -q -e ".[dev,lab]"
+  "$VENV/bin/python" -m pip install -q -e ".[$EXTRAS]"
   "$VENV/bin/python" -m ipykernel install --sys-prefix --name python3 >/dev/null
   echo "$want" > "$VENV/.dptie-installed"
 fi

@@ -12,16 +12,10 @@ def pytest_addoption(parser):
 
 @pytest.fixture(scope="session")
 def tiny_model(tmp_path_factory) -> Path:
-    """A model folder for runs whose test checks what a run records, resumes or accounts, not what it learns: GPT-2's
-    vocabulary (the tokenizer's ids), one layer of width 32, random weights (seed 0), tied. 1.6M parameters against
-    dptie-mini's 16M: its first-step privacy check and its steps cost a tenth. Made once per session."""
-    import torch
-    from transformers import GPT2Config, GPT2LMHeadModel
-    d = tmp_path_factory.mktemp("tiny-model")
-    torch.manual_seed(0)
-    GPT2LMHeadModel(GPT2Config(n_layer=1, n_embd=32, n_head=2, n_positions=64, vocab_size=50257,
-                               bos_token_id=50256, eos_token_id=50256)).save_pretrained(d)
-    return d
+    "The tiny model of `fixtures.tiny_model` (one layer of width 32, GPT-2's vocabulary, random, tied), made once per session."
+    sys.path.insert(0, str(ROOT/"tests"))
+    from fixtures import tiny_model as make
+    return make(tmp_path_factory.mktemp("tiny-model"))
 
 # The smoke sweep (`dptie sweep --preset smoke --jobs 2`: 7 notebooks, one thread each, about 3.5 minutes on 2 cores)
 # starts as soon as its test is collected and runs beside the tests before it, whose processes leave a core idle much of
