@@ -9,7 +9,7 @@ from dataclasses import asdict, dataclass, field, fields
 from importlib import metadata
 from pathlib import Path
 
-from .assets import check_task
+from .assets import check_task, project_root
 
 # %% auto #0
 __all__ = ['NONPRIVATE', 'CLIP_ONLY', 'ENGINES', 'OPTIMIZERS', 'PRECISIONS', 'CHOICES', 'LEGACY', 'NEUTRAL', 'SAME_SETTING',
@@ -216,7 +216,6 @@ def template_parameters(values:dict|None=None, # values that differ from the sch
 
 def scratch_out(run:RunConfig|str) -> Path:
     "Where a run goes when no folder is named: `scratch/runs/<run-id>-<digest>` in the project (git-ignored), never `reports/`"
-    from dptie_nb.assets import project_root
     name = run if isinstance(run, str) else f"{run.run_id()}-{run.digest()}"  # a changed setting: another folder
     return (project_root() or Path.cwd())/"scratch"/"runs"/name
 

@@ -11,6 +11,7 @@ import numpy as np
 import pandas as pd
 import torch
 
+from .assets import load_config, load_tokenizer
 from .data import EncodedTask, collate, load_task
 from .model import build_model, hidden_states
 
@@ -133,7 +134,6 @@ def load_probe_model(spec:str, # a model name or folder; "random:NAME" for NAME'
                      seed:int=0, # seeds a random initialisation
                     ) -> torch.nn.Module:
     "The tied model to probe: pretrained weights, or `random:NAME` built randomly from NAME's config."
-    from dptie_nb.assets import load_config
     with contextlib.redirect_stdout(io.StringIO()), warnings.catch_warnings():
         warnings.simplefilter("ignore")
         if spec.startswith("random:"): return build_model(load_config(spec[len("random:"):]), "tied", seed=seed)
@@ -150,7 +150,6 @@ def probe(models:list, # model specs (names, folders, "random:NAME")
           quiet:bool=False, # no progress messages?
          ) -> pd.DataFrame:
     "One row per model: dev accuracy of the last-token and mean-pooled probes and zero-shot, and the majority rate."
-    from dptie_nb.assets import load_tokenizer
     if isinstance(models, str): models = [models]
     if not models: raise ValueError("no models to probe")
     tok = load_tokenizer()

@@ -12,7 +12,7 @@ import numpy as np
 import torch
 
 from .accountant import PrivacyLedger, check_delta_for, noise_multiplier, paper_delta
-from .assets import load_config, load_tokenizer
+from .assets import _WEIGHT_FILES, GLUE_TASKS, assets_root, load_config, load_tokenizer, model_source, project_root
 from .files import atomic_write_json, jsonable
 from .data import PoissonSampler, ShuffledSampler, collate, get_task, holdout_split, load_task, poisson_plan
 from .distributed import all_gather_objects, check_same, gather_lists, init_from_env, shard, shutdown, torchrun_cmd, world
@@ -29,7 +29,8 @@ __all__ = ['DIAGNOSTICS', 'TRAIN_DIAGNOSTICS', 'PROBE_TRAINS', 'EVAL_FIELDS', 'e
            'run_main']
 
 # %% ../nbs/07_train.ipynb #7312b362
-from .config import ENGINES, OPTIMIZERS, RunConfig, scratch_out, stored_config, versions   # the run schema: chapter 00b_config
+from .config import (CHOICES, ENGINES, OPTIMIZERS, TEMPLATE_EXTRA, RunConfig, defaults, field_help, parse_epsilon,
+                             scratch_out, stored_config, versions)   # the run schema: chapter 00b_config
 
 # %% ../nbs/07_train.ipynb #10d9b960
 def environment(device:str="cpu") -> dict:
@@ -57,7 +58,6 @@ def file_sha256(path:Path) -> str:
 
 def provenance(cfg:RunConfig) -> dict:
     "What a run was made from: the code's git commit (and whether it had changes), the sha256 of the model's weights and of the task's data files"
-    from dptie_nb.assets import _WEIGHT_FILES, GLUE_TASKS, assets_root, model_source, project_root
     files = {}
     if cfg.regime == "pretrained" and isinstance(src := model_source(cfg.model).src, Path):
         files.update({f"model/{f}": src/f for f in _WEIGHT_FILES if (src/f).is_file()})
@@ -479,7 +479,6 @@ def norm_split(parts:dict) -> dict:
 
 def initial_embedding(model) -> torch.Tensor|None:
     "E₀: a copy of an untied model's input embedding, to measure its head's drift from; None for a tied model."
-    from dptie_nb.model import is_tied
     return None if is_tied(model) else model.get_input_embeddings().weight.detach().clone()
 
 @torch.no_grad()
@@ -532,7 +531,6 @@ class _Parser(argparse.ArgumentParser):
 
 def train_parser() -> argparse.ArgumentParser:
     "The `dptie train` options: one per RunConfig field, with its help, default and choices"
-    from dptie_nb.config import CHOICES, defaults, field_help, parse_epsilon
     ap = _Parser(prog="dptie train", formatter_class=argparse.ArgumentDefaultsHelpFormatter,
                  description="Fine-tune one model on one task. Without --epsilon the run is non-private.")
     types, helps = _field_types(), field_help()
@@ -634,7 +632,6 @@ def template_values(template:str|Path, # a papermill template, e.g. nbs/study/ex
                    ) -> tuple[dict, RunConfig|None]:
     "`given` checked against the template's parameters and read as their types, and the run they define (None for a template that is not an experiment): or one ValueError naming the problem"
     import ast, difflib, papermill as pm
-    from dptie_nb.config import TEMPLATE_EXTRA, parse_epsilon
     template = Path(template)
     if not template.is_file(): raise FileNotFoundError(f"no template {template}: pass a notebook with a cell tagged 'parameters', e.g. nbs/study/experiment.ipynb")
     declared = pm.inspect_notebook(str(template))
@@ -672,7 +669,7 @@ def run_template(template:str|Path, # a papermill template
                 ) -> dict:
     "Check `given` (`template_values`), then execute `template` with them (`dptie_nb.runner.run_notebook`); the executed notebook and, for an experiment, its run's folder"
     import papermill as pm
-    from dptie_nb.runner import run_notebook
+    from dptie_nb.runner import run_notebook  # lazy: papermill (about 2 s to import), which a training process never needs
     vals, cfg = template_values(template, given)
     Path(output).parent.mkdir(parents=True, exist_ok=True)
     try: run_notebook(template, output, vals)

@@ -21,9 +21,7 @@ IN_FUNCTIONS = {
     ("bench", "study_child"): "its source runs alone in a fresh process, with the dptie_nb of the checkout it times",
     ("bench", "_fallback_step"): "the same: a helper of study_child",
     ("cli", "*"): "each command's module when that command runs: torch, transformers, Opacus, papermill and matplotlib take about 10 s to import, which `dptie --help` should not wait for",
-    ("config", "*"): "owned by chapter 00b_config",
-    ("probe", "*"): "owned by chapter 10a_probe",
-    ("train", "*"): "owned by chapter 07_train",
+    ("train", "run_template"): "runner imports papermill (about 2 s), which a training process never needs",
 }
 
 def modules() -> list[str]:
