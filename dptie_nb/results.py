@@ -21,8 +21,8 @@ from .definitions import MODE_ORDER, load_presets
 __all__ = ['TASK_ORDER', 'GLUE_TRAIN_ROWS', 'SPENT_RTOL', 'NONPRIVATE_IGNORED', 'TIED_NORM_ARMS', 'PARTS', 'TOTAL_KEYS',
            'RUN_COLUMNS', 'BELOW_ACC', 'POINTS', 'MIN_INTERVAL_N', 'PANEL_KEYS', 'SUMMARY_COLUMNS', 'DIFF_COLUMNS',
            'EQUIV_MARGIN', 'PRIMARY_EXTRA', 'COMPARISON_COLUMNS', 'GATE_RULES', 'GATE_WORDS', 'GATES_COLUMNS',
-           'HEADROOM_COLUMNS', 'EVALS_COLUMNS', 'BASELINE_MODE', 'BENCH_COLUMNS', 'NORMS_COLUMNS', 'BY_HAND',
-           'ACCOUNTANT_COLUMNS', 'task_key', 'eps_key', 'is_dp', 'eps_text', 'sigma_label', 'spent_epsilon',
+           'AT_CHANCE', 'HEADROOM_COLUMNS', 'EVALS_COLUMNS', 'BASELINE_MODE', 'BENCH_COLUMNS', 'NORMS_COLUMNS',
+           'BY_HAND', 'ACCOUNTANT_COLUMNS', 'task_key', 'eps_key', 'is_dp', 'eps_text', 'sigma_label', 'spent_epsilon',
            'run_epsilon', 'arm_of', 'setting_of', 'part_index', 'part_keys', 'part_label', 'run_parts', 'part_shares',
            'MissingKey', 'get_key', 'chance_of', 'eval_fields', 'predicts_one_class', 'unpack_bits', 'mechanism_fields',
            'run_row', 'load_runs', 't_interval', 'with_variants', 'summarise', 'paired_diffs', 'holm', 'tost', 'mde',
@@ -633,6 +633,8 @@ def _twin(runs:pd.DataFrame, g:pd.DataFrame, settings:dict) -> pd.DataFrame:
 
 GATES_COLUMNS = ["gate", "rule", "observed", "passed", "note"]
 
+AT_CHANCE = 2.0  # points: a `beats` reference this close to its majority class did not learn, and the gate says so
+
 def _judge(g:dict, base:dict, runs:pd.DataFrame) -> dict:
     "One gate against the runs: its row of `evaluate_gates`."
     sel = {**base, **g["match"]}
@@ -663,8 +665,14 @@ def _judge(g:dict, base:dict, runs:pd.DataFrame) -> dict:
                 o += f" against {_pts(b.acc.mean())}%"
                 if not m >= b.acc.mean(): fails.append(f"{a} {_pts(m)} < {_pts(b.acc.mean())} at {_where(g['not_below'])}")
         obs.append(o)
-    if ref is not None and len(ref): obs.append(f"reference {_pts(best)}% (the best of {ref.setting.nunique()} setting(s), n={len(ref)})")
-    return dict(row, observed="; ".join(obs), passed=not fails, note="; ".join(fails))
+    warn = []
+    if ref is not None and len(ref):
+        obs.append(f"reference {_pts(best)}% (the best of {ref.setting.nunique()} setting(s), n={len(ref)})")
+        chance = float(ref.chance.max())
+        if np.isfinite(chance) and best <= chance + AT_CHANCE:  # a reference that did not learn: beating it says only that the arms learn
+            warn.append(f"uninformative reference: its best, {_pts(best)}%, is within {AT_CHANCE:g} points of the majority class "
+                        f"({_pts(chance)}%), so its recipe did not learn and passing says only that the arms learn")
+    return dict(row, observed="; ".join(obs), passed=not fails, note="; ".join(fails + warn))
 
 def presets_or_default(presets:dict|None) -> dict:
     "`presets`, or presets.toml's when None, or no presets when that file is missing or unreadable (the report then declares nothing)"
