@@ -115,14 +115,16 @@ PHRASES = {
     "verdict.one": "one seed, no interval: no conclusion", "verdict.better": "{arm} better (the interval excludes 0)",
     "verdict.ns": "not significant",
     "verdict.uninformative": "uninformative: both arms predict one class in every seed, so these runs say nothing about tying",
-    "verdict.diff": "{arm} better ({adj}{p:p})",
+    "verdict.diff": "{arm} better ({adj}{p:p}){small}",
+    "verdict.diff_small": ", by less than the ±{margin:g}-point margin ({adj}TOST {tp:p}): a difference too small to matter at that margin",
+    "label.diff_small": ", within ±{margin:g}",
     "verdict.equivalent": "equivalent within ±{margin:g} points ({adj}TOST {p:p})",
     "verdict.few": "inconclusive: {n} paired seeds are too few for an interval or a verdict (at least 3, with an SD estimated from them)",
     "verdict.few_loss": "{n} seeds: too few for an interval",
     "label.few": "inconclusive ({n} seeds)",
     "verdict.inconclusive": "inconclusive: no difference shown ({adj}{p:p}) and no equivalence within ±{margin:g} points "
                             "({adj}TOST {tp:p}); {n} seeds detect only a difference of {mde:.1f} points or more (80% power)",
-    "label.one": "one seed", "label.uninformative": "uninformative (one class)", "label.diff": "{arm} better",
+    "label.one": "one seed", "label.uninformative": "uninformative (one class)", "label.diff": "{arm} better{small}",
     "label.equivalent": "equivalent (±{margin:g})", "label.inconclusive": "inconclusive",
     # (a') below accuracy
     "learned": "In the {k} private run{k:pl} the AUROC of the label-word margin went from {a0:.2f} to {a:.2f} (step 0 → end, mean); "
@@ -238,13 +240,18 @@ def verdict_kind(d, margin:float, alpha:float=0.05) -> tuple[str, dict]:
     if d.uninformative: return "uninformative", {}  # both arms one class: nothing to compare, with any number of seeds
     if d.n < 2: return "one", {}
     if d.n < MIN_INTERVAL_N: return "few", dict(n=d.n)  # no interval from two seeds, and no equivalence without an SD from three
-    if d.p_holm < alpha: return "diff", dict(arm=d.arm if d["diff"] > 0 else "tied", adj=adj, p=d.p_holm)
+    if d.p_holm < alpha:  # a difference; when TOST also holds, one smaller than the margin, and said so
+        small = dict(margin=margin, tp=d.tost_holm) if d.tost_holm < alpha else None
+        return "diff", dict(arm=d.arm if d["diff"] > 0 else "tied", adj=adj, p=d.p_holm, small=small)
     if d.tost_holm < alpha: return "equivalent", dict(margin=margin, adj=adj, p=d.tost_holm)
     return "inconclusive", dict(adj=adj, p=d.p_holm, margin=margin, tp=d.tost_holm, n=d.n, mde=d.mde)
 
 def comparison_verdict(d, margin:float, alpha:float=0.05, short:bool=False) -> str:
     "`verdict_kind` in words: a clause of a sentence, or a table cell when `short`."
     kind, facts = verdict_kind(d, margin, alpha)
+    if kind == "diff":
+        s = facts.pop("small")
+        facts["small"] = say(("label." if short else "verdict.") + "diff_small", adj=facts["adj"], **s) if s else ""
     return say(("label." if short else "verdict.") + kind, **facts)
 
 
@@ -576,6 +583,11 @@ def no_gates_sentence(runs:pd.DataFrame, presets:dict|None=None) -> str:
     return ("**No gates were declared for these runs**, so nothing checks that the comparison can inform; weigh it against the "
             "headroom: " + ", ".join(ref) + ".")
 
+def _steps_text(steps:pd.Series) -> str:
+    "The primary runs' step count: one number, or the range when they differ"
+    lo, hi = int(steps.min()), int(steps.max())
+    return f"{lo}" if lo == hi else f"{lo}–{hi}"
+
 def conclusion(runs:pd.DataFrame, bench:pd.DataFrame|None=None, paper:dict|None=None, presets:dict|None=None) -> str:
     "The report's answer, each sentence read off a table: first whether the gates let the comparison inform at all, then the primary comparison, what each arm reached, the paper's gaps as a different regime, the cost of exact tied clipping like for like, and the cross term"
     if not len(runs): return ""  # the overview says so, and the answers by question
@@ -596,7 +608,7 @@ def conclusion(runs:pd.DataFrame, bench:pd.DataFrame|None=None, paper:dict|None=
     if len(p):
         X = gap_differences(p.iloc[0], paper)
         if len(X): s.append(f"The paper is a different regime ({runs.model.iloc[0]} against its 5–8 times larger models, "
-                            f"{int(runs.steps.max())} steps against thousands): ours − its gap at {task}, {eps_text(p.eps_label.iloc[0])}, is "
+                            f"{_steps_text(runs[runs.setting == p.setting.iloc[0]].steps)} steps against thousands): ours − its gap at {task}, {eps_text(p.eps_label.iloc[0])}, is "
                             + ", ".join(f"{signed(x['diff'])} points against {x.model} (95% CI {ci_text(x.lo, x.hi)}, p = {num(x.p, 3)})" for _, x in X.iterrows())
                             + " (Welch on both studies' standard errors; section (b) lists the differences).")
     T = paper_gap_tests(paper)
