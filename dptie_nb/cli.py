@@ -7,7 +7,7 @@ from __future__ import annotations
 import argparse, sys
 
 # Only the light study definitions here: each command imports its module when it runs (see above).
-from .definitions import check_preset, load_presets, preset_dir
+from .definitions import MAIN_PRESET, check_preset, load_presets, preset_dir
 
 # %% auto #0
 __all__ = ['COMMANDS', 'bench_command', 'study', 'main']
@@ -25,10 +25,10 @@ def bench_command(argv=None) -> int:
     return rc
 
 def study(argv=None) -> int:
-    "`dptie study [--preset default] [--jobs N] [--out reports/PRESET]`: the sweep, then the report, even if some runs failed."
+    "`dptie study [--preset study] [--jobs N] [--out reports/PRESET]`: the sweep, then the report, even if some runs failed."
     ap = argparse.ArgumentParser(prog="dptie study", description=study.__doc__)
-    ap.add_argument("--preset", default="default", help="the preset to run and report, a name of nbs/study/presets.toml "
-                                                        "(default: default, the embedded study)")
+    ap.add_argument("--preset", default=MAIN_PRESET, help="the preset to run and report, a name of nbs/study/presets.toml "
+                                                        f"(default: {MAIN_PRESET}, the main study)")
     ap.add_argument("--jobs", type=int, default=2, help="notebooks run at the same time, each with cpu_count / JOBS threads (default: 2)")
     ap.add_argument("--out", default=None, help="the preset's runs, figures and report go here (default: reports/PRESET; a fresh "
                                                 "folder such as scratch/PRESET reruns every run)")

@@ -10,7 +10,7 @@ from pathlib import Path
 from .config import STUDY
 
 # %% auto #0
-__all__ = ['MODES', 'MODE_LABELS', 'MODE_ORDER', 'load_presets', 'check_preset', 'preset_dir']
+__all__ = ['MODES', 'MODE_LABELS', 'MODE_ORDER', 'MAIN_PRESET', 'load_presets', 'check_preset', 'preset_dir']
 
 # %% ../nbs/00c_definitions.ipynb #d0c00007
 MODES = {"nonprivate": ("nonprivate", "tied"), "dptie-tied": ("dptie", "tied"), "dptie-untied": ("dptie", "untied"),
@@ -41,6 +41,8 @@ def check_preset(name:str, # a preset's name
     close = difflib.get_close_matches(name, list(presets), n=1)
     raise ValueError(f"unknown preset {name!r}" + (f" (did you mean {close[0]!r}?)" if close else "") +
                      f"; presets: {', '.join(sorted(presets))}")
+
+MAIN_PRESET = "study"  # the study `bash .ci/main`, `dptie study` and `dptie report` run and render unless told otherwise
 
 def preset_dir(preset:str, # preset name
                root:str|Path="reports", # where every preset's folder lies

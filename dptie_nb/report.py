@@ -19,7 +19,7 @@ from traitlets.config import Config
 
 from .assets import shown_path
 from .config import STUDY
-from .definitions import MODE_LABELS, check_preset, load_presets, preset_dir
+from .definitions import MAIN_PRESET, MODE_LABELS, check_preset, load_presets, preset_dir
 from .runner import run_notebook
 from .figures import fig_png
 from .findings import RATIO_PAIRS, gap_differences, pair_ratios, paper_slowdown, cell_text, ci_text, comparison_verdict, num, pct, signed, values_text, verdict
@@ -336,7 +336,7 @@ def reproducibility(runs:pd.DataFrame, # runs from `load_runs`
     for p in prov:
         for k, h in (p.get("sha256") or {}).items(): hashes.setdefault(k, set()).add(h)
     env = environment_table(runs)
-    lines = ["```bash", "bash .ci/main" if preset == "default" else f"dptie study --preset {preset} --jobs 2",
+    lines = ["```bash", "bash .ci/main" if preset == MAIN_PRESET else f"dptie study --preset {preset} --jobs 2",
              f"dptie report --preset {preset}      # this page, from reports/{preset}/runs", "```", "",
              f"- **Code**: commit {', '.join(codes)}.",
              "- **Packages and machine**: " + ("; ".join(", ".join(f"{k} {v}" for k, v in r.items() if k != "runs") + f" ({r['runs']} runs)"
@@ -469,7 +469,7 @@ def render_report(runs_dir:str|Path="reports/runs", # folder of the runs
 def main(argv=None):
     "`dptie report`: render the report from the runs, the benchmark and the seed paper's numbers."
     ap = argparse.ArgumentParser(prog="dptie report", description=render_report.__doc__)
-    ap.add_argument("--preset", default="default", help="the preset whose study to report (a name of nbs/study/presets.toml): its folder is reports/PRESET")
+    ap.add_argument("--preset", default=MAIN_PRESET, help=f"the preset whose study to report (a name of nbs/study/presets.toml; default: {MAIN_PRESET}): its folder is reports/PRESET")
     ap.add_argument("--out", default=None, help="report.html, report.md and figures/ go here (default: reports/PRESET)")
     ap.add_argument("--runs", default=None, help="folder of the runs (default: OUT/runs)")
     ap.add_argument("--bench", default=None, help="the benchmark JSON (default: reports/bench/bench.json, the engine "
