@@ -121,7 +121,7 @@ def _eps_positions(labels) -> dict:
     return {l: i for i, l in enumerate(sorted(set(labels), key=eps_key))}
 
 def _eps_axis(a, pos:dict):
-    a.set_xticks(list(pos.values()), [eps_text(l).replace(" (", "\n(") for l in pos])
+    a.set_xticks(list(pos.values()), [eps_text(l).replace(" (", "\n(").replace("clip only", "clip\nonly") for l in pos], fontsize=9)
 
 def _dodged(df:pd.DataFrame, pos:dict):
     "Each (arm, variant) series of `df` with its x positions, side by side around each ε: (index, arm, variant, rows, x)"
@@ -174,8 +174,8 @@ def _plot_arms(a, s:pd.DataFrame, pos:dict, acc:bool, runs:pd.DataFrame, metric:
     ch = s.chance.dropna() if acc else []
     if len(ch): a.axhline(ch.mean(), c="0.5", ls=":", lw=1, label="majority class"); ys.append(ch.mean())
     _eps_axis(a, pos)
-    many = len(a.get_legend_handles_labels()[1]) > 5   # many variants (a pilot): the legend beside the panel, not over its markers
-    a.legend(fontsize=7, **(dict(loc="upper left", bbox_to_anchor=(1.01, 1.0)) if many else {}))
+    many = len(a.get_legend_handles_labels()[1]) > 5   # many variants: the legend below the panel, in two columns, not over its markers nor squeezing it
+    a.legend(fontsize=7, **(dict(loc="upper center", bbox_to_anchor=(0.5, -0.14), ncol=2, frameon=False) if many else {}))
     return ys
 
 def _plot_gaps(b, dd:pd.DataFrame, g:pd.DataFrame, pos:dict, acc:bool, runs:pd.DataFrame, metric:str):
@@ -200,7 +200,8 @@ def _plot_gaps(b, dd:pd.DataFrame, g:pd.DataFrame, pos:dict, acc:bool, runs:pd.D
         ys += [*gg.lo, *gg.hi]
     b.axhline(0, c="k", lw=0.7); _eps_axis(b, pos)
     b.set(ylabel="untied − tied (points)" if acc else "untied − tied (nats)")
-    if b.get_legend_handles_labels()[0]: b.legend(fontsize=7)
+    if (hl := b.get_legend_handles_labels()[1]):  # many entries: below the panel, as above
+        b.legend(fontsize=7, **(dict(loc="upper center", bbox_to_anchor=(0.5, -0.14), ncol=2, frameon=False) if len(hl) > 3 else {}))
     else: _empty(b, "no tied/untied pairs")
     return ys
 
@@ -228,7 +229,7 @@ def plot_accuracy(runs:pd.DataFrame, # runs from `load_runs`
     if not len(S): return None
     tasks = sorted(set(runs.task), key=task_key)
     groups = list(dict.fromkeys(zip(runs.model, runs.regime)))
-    fig = _new_fig(4.4 * len(tasks) + 0.5, 5.6 * len(groups))
+    fig = _new_fig(6.4 * len(tasks) + 0.5, 6.6 * len(groups))  # room for the legends below the panels
     ax = fig.subplots(2 * len(groups), len(tasks), squeeze=False)
     for gi, (model, regime) in enumerate(groups):
         for ti, task in enumerate(tasks):
