@@ -16,9 +16,9 @@ from .results import (bench_groups, eps_key, eps_text, is_dp, run_epsilon, evals
                               paper_gaps, part_index, part_keys, part_label, parts_frame, summarise, task_key, chance_of)
 
 # %% auto #0
-__all__ = ['TYING_COLORS', 'PART_COLORS', 'MODE_COLORS', 'ONE_CLASS_LABEL', 'BOTH_ONE_CLASS', 'NO_TIE_LINE', 'ONE_CLASS_NOTE',
-           'ReportFigure', 'fig_png', 'plot_run', 'plot_accuracy', 'plot_bench', 'plot_norms', 'plot_accountants',
-           'curve_label', 'plot_curves']
+__all__ = ['TYING_COLORS', 'PART_COLORS', 'MODE_COLORS', 'LEGEND_BELOW', 'ONE_CLASS_LABEL', 'BOTH_ONE_CLASS', 'NO_TIE_LINE',
+           'ONE_CLASS_NOTE', 'ReportFigure', 'fig_png', 'plot_run', 'plot_accuracy', 'plot_bench', 'plot_norms',
+           'plot_accountants', 'curve_label', 'plot_curves']
 
 # %% ../nbs/09a_figures.ipynb #db101d59
 TYING_COLORS = {"tied": "#1f77b4", "untied": "#d62728"}
@@ -116,6 +116,8 @@ def plot_run(m:dict, # one run's metrics (from `train` or a metrics.json)
     return _save(fig, save)
 
 # %% ../nbs/09a_figures.ipynb #cb9d0b39
+LEGEND_BELOW = dict(loc="upper center", bbox_to_anchor=(0.5, -0.14), ncol=2, frameon=False)  # a long legend under its panel, not squeezing it
+
 def _eps_positions(labels) -> dict:
     "x position of each ε label: finite ε ascending, then non-private."
     return {l: i for i, l in enumerate(sorted(set(labels), key=eps_key))}
@@ -175,7 +177,7 @@ def _plot_arms(a, s:pd.DataFrame, pos:dict, acc:bool, runs:pd.DataFrame, metric:
     if len(ch): a.axhline(ch.mean(), c="0.5", ls=":", lw=1, label="majority class"); ys.append(ch.mean())
     _eps_axis(a, pos)
     many = len(a.get_legend_handles_labels()[1]) > 5   # many variants: the legend below the panel, in two columns, not over its markers nor squeezing it
-    a.legend(fontsize=7, **(dict(loc="upper center", bbox_to_anchor=(0.5, -0.14), ncol=2, frameon=False) if many else {}))
+    a.legend(fontsize=7, **(LEGEND_BELOW if many else {}))
     return ys
 
 def _plot_gaps(b, dd:pd.DataFrame, g:pd.DataFrame, pos:dict, acc:bool, runs:pd.DataFrame, metric:str):
@@ -201,7 +203,7 @@ def _plot_gaps(b, dd:pd.DataFrame, g:pd.DataFrame, pos:dict, acc:bool, runs:pd.D
     b.axhline(0, c="k", lw=0.7); _eps_axis(b, pos)
     b.set(ylabel="untied − tied (points)" if acc else "untied − tied (nats)")
     if (hl := b.get_legend_handles_labels()[1]):  # many entries: below the panel, as above
-        b.legend(fontsize=7, **(dict(loc="upper center", bbox_to_anchor=(0.5, -0.14), ncol=2, frameon=False) if len(hl) > 3 else {}))
+        b.legend(fontsize=7, **(LEGEND_BELOW if len(hl) > 3 else {}))
     else: _empty(b, "no tied/untied pairs")
     return ys
 
