@@ -13,7 +13,7 @@ from matplotlib.figure import Figure
 
 from .definitions import MODE_LABELS, MODE_ORDER
 from .results import (bench_groups, eps_key, eps_text, is_dp, run_epsilon, evals_frame, history_frame, mode_order, norms_table, paired_diffs, paper_gap_tests, MIN_INTERVAL_N,
-                              paper_gaps, part_index, part_keys, part_label, parts_frame, summarise, task_key, chance_of)
+                              paper_gaps, part_index, part_keys, part_label, parts_frame, summarise, task_key, chance_of, with_variants)
 
 # %% auto #0
 __all__ = ['TYING_COLORS', 'PART_COLORS', 'MODE_COLORS', 'LEGEND_BELOW', 'ONE_CLASS_LABEL', 'BOTH_ONE_CLASS', 'NO_TIE_LINE',
@@ -24,7 +24,8 @@ __all__ = ['TYING_COLORS', 'PART_COLORS', 'MODE_COLORS', 'LEGEND_BELOW', 'ONE_CL
 TYING_COLORS = {"tied": "#1f77b4", "untied": "#d62728"}
 PART_COLORS = {0: "#4c72b0", 1: "#dd8452", 2: "#c44e52", 3: "#8c8c8c"}  # by `part_index`
 MODE_COLORS = dict(zip(MODE_ORDER, ("#7f7f7f", "#bcbd22", "#1f77b4", "#d62728", "#9467bd", "#ff7f0e", "#8c564b")))
-_EXTRA_COLORS = ("#2ca02c", "#9467bd", "#8c564b", "#e377c2", "#7f7f7f", "#bcbd22", "#17becf", "#ff7f0e")
+_EXTRA_COLORS = ("#2ca02c", "#9467bd", "#8c564b", "#e377c2", "#7f7f7f", "#bcbd22", "#17becf", "#ff7f0e",   # tab10 without tied's and untied's
+                 "#98df8a", "#c5b0d5", "#c49c94", "#f7b6d2", "#dbdb8d", "#9edae5", "#ffbb78", "#aec7e8")   # then tab20's light ones: 16 series apart
 
 class ReportFigure(Figure):
     "A matplotlib Figure that shows itself as PNG in a notebook, whatever the backend."
@@ -116,7 +117,7 @@ def plot_run(m:dict, # one run's metrics (from `train` or a metrics.json)
     return _save(fig, save)
 
 # %% ../nbs/09a_figures.ipynb #cb9d0b39
-LEGEND_BELOW = dict(loc="upper center", bbox_to_anchor=(0.5, -0.14), ncol=2, frameon=False)  # a long legend under its panel, not squeezing it
+LEGEND_BELOW = dict(loc="upper center", bbox_to_anchor=(0.5, 0), borderaxespad=4.5, ncol=2, frameon=False)  # a long legend under its panel, 4.5 font sizes below its axis (two-line tick labels), not squeezing it
 
 def _eps_positions(labels) -> dict:
     "x position of each ε label: finite ε ascending, then non-private."
@@ -219,6 +220,11 @@ def _ylim(a, ys, acc:bool, lo:float|None=None, hi:float|None=None):
 # %% ../nbs/09a_figures.ipynb #473a86fc
 ONE_CLASS_NOTE = "every run here predicts one class:\nits accuracy says nothing about tying"
 
+def _panel_width(S:pd.DataFrame) -> float:
+    "Inches for one task's panels: room for every ε tick's label, and for a two-column legend of its longest series name below (7 pt: about 0.06 in a character), so the legend never squeezes the panel."
+    longest = max((len(a) + len(v) + 3 for a, v in zip(S.arm, S.variant)), default=0) + len("ours:  − tied, n=8/8")
+    return max(6.4, 1.4 * S.eps_label.nunique() + 2.5, 2 * (0.06 * longest + 0.45))
+
 def plot_accuracy(runs:pd.DataFrame, # runs from `load_runs`
                   paper:dict|None=None, # the seed paper's numbers (`load_paper`), for its gaps
                   save:str|Path|None=None, # also write the figure here as PNG
@@ -231,7 +237,7 @@ def plot_accuracy(runs:pd.DataFrame, # runs from `load_runs`
     if not len(S): return None
     tasks = sorted(set(runs.task), key=task_key)
     groups = list(dict.fromkeys(zip(runs.model, runs.regime)))
-    fig = _new_fig(6.4 * len(tasks) + 0.5, 6.6 * len(groups))  # room for the legends below the panels
+    fig = _new_fig(_panel_width(S) * len(tasks) + 0.5, 6.6 * len(groups))  # room for the legends below the panels
     ax = fig.subplots(2 * len(groups), len(tasks), squeeze=False)
     for gi, (model, regime) in enumerate(groups):
         for ti, task in enumerate(tasks):
@@ -292,49 +298,54 @@ def plot_bench(bench:pd.DataFrame, # records from `load_bench`
     return _save(fig, save)
 
 # %% ../nbs/09a_figures.ipynb #e05c4b9a
+def _norm_label(arm:str, var:str, el:str) -> str: return f"{arm}, {eps_text(el)}" + (f" ({var})" if var else "")
+
 def _clip_panel(a, runs:pd.DataFrame, groups:list):
-    "Clip factors of `plot_norms`: per (arm, ε), the share of examples clipped and min(1, C/‖g‖) at the median and 90th-percentile norm."
-    labs = []
-    for gi, (arm, el) in enumerate(groups):
-        g = runs[(runs.arm == arm) & (runs.eps_label == el)]
-        a.bar(gi, g.clip_frac.mean(), 0.6, color=_color(arm, gi), alpha=0.35, label="share of examples clipped" if gi == 0 else None)
-        a.plot(gi, g.clip_q50.mean(), "o", c="k", ms=6, label="clip factor at the median ‖g_i‖" if gi == 0 else None)
-        a.plot(gi, g.clip_q90.mean(), "v", c="k", ms=6, label="clip factor at the 90th percentile" if gi == 0 else None)
-        labs.append(f"{arm.replace(' (', chr(10) + '(')}\n{eps_text(el)}")
-    a.set_xticks(range(len(groups)), labs, fontsize=8, rotation=90 if len(groups) > 5 else 0); a.set_ylim(0, 1.05)
-    a.set(ylabel="share clipped · clip factor min(1, C/‖g_i‖)", title="clipping")
-    a.legend(fontsize=8, loc="upper center", bbox_to_anchor=(0.5, -0.32 if len(groups) > 5 else -0.2), ncol=1, frameon=False)
-    a.grid(axis="y", alpha=0.3)
+    "Clip factors of `plot_norms`, one horizontal bar per (arm, variant, ε), so any number of them keeps its label readable: the share of examples clipped and min(1, C/‖g‖) at the median and 90th-percentile norm."
+    runs = with_variants(runs)
+    for gi, (arm, var, el) in enumerate(groups):
+        g = runs[(runs.arm == arm) & (runs.variant == var) & (runs.eps_label == el)]
+        a.barh(gi, g.clip_frac.mean(), 0.6, color=_color(arm, gi), alpha=0.35, label="share of examples clipped" if gi == 0 else None)
+        a.plot(g.clip_q50.mean(), gi, "o", c="k", ms=6, label="clip factor at the median ‖g_i‖" if gi == 0 else None)
+        a.plot(g.clip_q90.mean(), gi, "v", c="k", ms=6, label="clip factor at the 90th percentile" if gi == 0 else None)
+    a.set_yticks(range(len(groups)), [_norm_label(*g) for g in groups], fontsize=8); a.invert_yaxis(); a.set_xlim(0, 1.05)
+    a.set(xlabel="share clipped · clip factor min(1, C/‖g_i‖)", title="clipping")
+    a.legend(fontsize=8, loc="upper center", bbox_to_anchor=(0.5, 0), borderaxespad=3.5, ncol=3, frameon=False)
+    a.grid(axis="x", alpha=0.3)
 
 def plot_norms(runs:pd.DataFrame, # runs from `load_runs`
                save:str|Path|None=None, # also write the figure here as PNG
               ) -> Figure|None:
-    "Per task (and model, regime): each component's share of the per-example squared norm, tied against untied, and beside it how hard each arm was clipped."
+    "Per task (and model, regime): each component's share of the per-example squared norm for each arm and setting, and below it how hard each was clipped."
     T = norms_table(runs)
     if not len(T): return None
     panels = list(dict.fromkeys(zip(T.task, T.model, T.regime)))
-    fig = _new_fig(11, 5.4 * len(panels))
-    ax = fig.subplots(len(panels), 2, squeeze=False, width_ratios=(3, 2))
-    for (a, c), (task, model, regime) in zip(ax, panels):
+    ng = max(len(set(zip(g.arm, g.variant, g.eps_label))) for _, g in T.groupby(["task", "model", "regime"]))
+    longest = max(len(_norm_label(a, v, e)) for a, v, e in zip(T.arm, T.variant, T.eps_label)) + len(" (n=10)")
+    fig = _new_fig(max(11, 2 * (0.065 * longest + 0.5)), (5.4 + 0.4 * ng + 0.25 * ng + 1.6) * len(panels))   # the legend's rows, then the clip bars
+    ax = fig.subplots(2 * len(panels), 1, squeeze=False, height_ratios=[5.4 + 0.25 * ng, 0.4 * ng + 1.6] * len(panels))[:, 0]
+    for pi, (task, model, regime) in enumerate(panels):
+        a, c = ax[2 * pi], ax[2 * pi + 1]
         t = T[(T.task == task) & (T.model == model) & (T.regime == regime)]
         comps = part_keys(t.component)[0]
-        groups = list(dict.fromkeys(zip(t.arm, t.eps_label)))
+        groups = list(dict.fromkeys(zip(t.arm, t.variant, t.eps_label)))
         w = 0.8 / len(groups)
-        for gi, (arm, el) in enumerate(groups):
-            k = t[(t.arm == arm) & (t.eps_label == el)].set_index("component").reindex(comps)
+        for gi, (arm, var, el) in enumerate(groups):
+            k = t[(t.arm == arm) & (t.variant == var) & (t.eps_label == el)].set_index("component").reindex(comps)
             x = np.arange(len(comps)) + (gi - (len(groups) - 1) / 2) * w
             err = np.nan_to_num(np.vstack([k.share - k.lo, k.hi - k.share]).clip(min=0))
             a.bar(x, k.share, w, yerr=err, capsize=2, color=_color(arm, gi), alpha=max(0.35, 1 - 0.25 * (gi // 2)),
-                  label=f"{arm}, {eps_text(el)} (n={int(k.n.max())})")
+                  label=_norm_label(arm, var, el) + f" (n={int(k.n.max())})")
         a.axhline(0, c="k", lw=0.7)
         a.set_xticks(range(len(comps)), [part_label(c).replace(" 2⟨", "\n2⟨") for c in comps], fontsize=9)
         a.set(title=f"{task}: {model}, {regime}", ylabel="share of ‖g_i‖² (bars: 95% interval over seeds)")
         lo, hi = min(0.0, np.nanmin(t.share)), np.nanmax(t.share)
         a.set_ylim(lo - 0.05 * (hi - lo), hi + 0.25 * (hi - lo))    # the bars, not a 2-seed interval's whiskers, set the scale
-        a.legend(fontsize=8, loc="upper center", bbox_to_anchor=(0.5, -0.2), ncol=3, frameon=False)
+        a.legend(fontsize=8, **LEGEND_BELOW)
 
         r = runs[(runs.task == task) & (runs.model == model) & (runs.regime == regime)]
-        if "clip_frac" in r and r.clip_frac.notna().any(): _clip_panel(c, r, [g for g in groups if r[(r.arm == g[0]) & (r.eps_label == g[1])].clip_frac.notna().any()])
+        rv = with_variants(r)
+        if "clip_frac" in r and r.clip_frac.notna().any(): _clip_panel(c, r, [g for g in groups if rv[(rv.arm == g[0]) & (rv.variant == g[1]) & (rv.eps_label == g[2])].clip_frac.notna().any()])
         else: _empty(c, "no clipping recorded")
     return _save(fig, save)
 

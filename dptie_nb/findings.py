@@ -4,7 +4,7 @@
 
 # %% ../nbs/09b_findings.ipynb #971c5e00
 from __future__ import annotations
-import math, re, string, subprocess
+import json, math, re, string, subprocess
 from decimal import ROUND_HALF_UP, Decimal
 
 from pathlib import Path
@@ -15,7 +15,7 @@ from scipy import stats
 
 from .results import (MIN_INTERVAL_N, BENCH_COLUMNS, DIFF_COLUMNS, GLUE_TRAIN_ROWS, BY_HAND, is_dp, accountant_table, bench_status, chance_of,
                               comparisons, eps_key, eps_text, get_key, norms_table, paired_diffs, paper_gaps, paper_gap_tests, paper_memory, paper_steps,
-                              part_index, summarise, evaluate_gates, failed_gates, headroom)
+                              part_index, summarise, evaluate_gates, failed_gates, headroom, PRIMARY_EXTRA, CONTROL_EXTRA, claims_nothing)
 from .assets import project_root, shown_path
 from .config import CLIP_ONLY, eps_label
 from .definitions import MODE_LABELS, load_presets
@@ -26,8 +26,9 @@ __all__ = ['STYLES', 'PHRASES', 'METRICS', 'RATIO_PAIRS', 'QUESTIONS', 'PAIRED_N
            'verdict', 'verdict_kind', 'comparison_verdict', 'primary_summary', 'pairs_summary', 'learning_brief',
            'pair_ratios', 'paper_slowdown', 'memory_brief', 'memory_summary', 'norm_brief', 'noise_sentence',
            'norms_brief', 'coverage', 'privacy_conclusions', 'privacy_brief', 'caveat_rows', 'caveats', 'conclusions',
-           'noise_paired', 'pairing', 'gap_differences', 'sign_test', 'cost_sentences', 'no_gates_sentence',
-           'conclusion', 'goal_check', 'setup_facts', 'differences', 'overview', 'paper_status', 'run_summary']
+           'control_summary', 'noise_paired', 'pairing', 'gap_differences', 'sign_test', 'cost_sentences',
+           'no_gates_sentence', 'mechanism_summary', 'conclusion', 'goal_check', 'setup_facts', 'differences',
+           'overview', 'paper_status', 'run_summary']
 
 # %% ../nbs/09b_findings.ipynb #128f1a3f
 def num(x, nd:int=1) -> str:
@@ -110,6 +111,15 @@ PHRASES = {
     "besides": " besides the primary",
     "pairs.primary": "Primary comparison (declared before running, not corrected): {arm} − tied on {task} at {eps:eps} ({setting}) "
                      "= {diff:signed} points (95% CI {ci:ci}, {n} paired seed{n:pl}): {verdict}.",
+    "control": "Negative control (declared before running: {setting}; {why}): the design predicts {arm} − tied = {pred:signed} points, and "
+               "the runs give {diff:signed} points{ci}: {verdict}{fit}.",
+    "control.ci": " (95% CI {ci:ci}, {n} paired seed{n:pl})", "control.n": " ({n} paired seed{n:pl})",
+    "control.in": "; the prediction lies inside its interval", "control.out": "; the prediction lies outside its interval, so the arms "
+                  "differ where the design says they should not: look for what else tying changed",
+    "mechanism": "At the primary's setting, the other arms against exact tied clipping of the same seeds (Holm-corrected with every "
+                 "comparison but the primary): {parts}.",
+    "mechanism.arm": "{arm} − tied {diff:signed} points{ci}: {verdict}",
+    "control.missing": "The declared negative control ({setting}) has no paired runs, so the prediction it makes is not checked.",
     "adj.holm": "Holm-adjusted ",
     "better_on": "{arm} better on {task} {eps:eps}",
     "verdict.one": "one seed, no interval: no conclusion", "verdict.better": "{arm} better (the interval excludes 0)",
@@ -170,6 +180,7 @@ PHRASES = {
     "privacy.calibrated": "σ calibrated by PRV to ε {targets:vals}",
     "privacy.by_hand": "σ set by hand to {sigmas:vals} (no target: its ε is what it spent)",
     "privacy.none": "No private runs: nothing to account.",
+    "privacy.unclaimed": " Not counted: {n} noised run{n:pl} of an emulation that is no private release ({arms:vals}), whose ε is ∞ and not claimed.",
     "rdp": "For the same noise RDP's bound is {r:span}× PRV's: the same mechanism, described less tightly, not more privacy spent. "
            "Calibrated by RDP, as the paper's runs were, a target ε buys more noise than calibrated by PRV.",
     "covers": "ε covers the noisy updates and the final weights, and the dev accuracy and loss computed from them on public dev data",
@@ -427,12 +438,14 @@ def privacy_conclusions(runs:pd.DataFrame) -> str:
 def privacy_brief(runs:pd.DataFrame) -> str:
     "The ε the runs spent by PRV and by RDP, in one sentence."
     A = accountant_table(runs)
-    if not len(A): return say("privacy.none")
+    u = runs[runs.private & runs.metrics.map(claims_nothing).astype(bool)] if len(runs) else runs
+    more = say("privacy.unclaimed", n=len(u), arms=sorted(set(u.arm))) if len(u) else ""
+    if not len(A): return say("privacy.none") + more
     own = A["calibrated by"] == BY_HAND
     how = ([say("privacy.calibrated", targets=A["target ε"][~own])] if (~own).any() else []) \
           + ([say("privacy.by_hand", sigmas=A["σ"][own])] if own.any() else [])
     return say("privacy", runs=int(A["runs"].sum()), k=len(A), how=" and ".join(how), prv=[round(x, 2) for x in A["ε (PRV)"]],
-               rdp=[round(x, 2) for x in A["ε (RDP)"]])
+               rdp=[round(x, 2) for x in A["ε (RDP)"]]) + more
 
 # %% ../nbs/09b_findings.ipynb #f8f8b170
 def caveat_rows(runs:pd.DataFrame, skipped:list|None=None) -> list[tuple[str, dict]]:
@@ -459,7 +472,7 @@ def caveat_rows(runs:pd.DataFrame, skipped:list|None=None) -> list[tuple[str, di
         rows.append(("cav.chance", dict(k=len(near), n=len(S), kdp=ndp, ndp=dp.sum(), knp=len(near) - ndp, nnp=(~dp).sum())))
     C = comparisons(runs)
     if C.uninformative.any(): rows.append(("cav.uninformative", dict(k=int(C.uninformative.sum()), n=len(C))))
-    m = C.mde[~C.uninformative & (C.mde > 0)]
+    m = C.mde[~C.uninformative & (C.mde > 0) & (C.n >= MIN_INTERVAL_N)]   # two seeds' SD is no estimate to plan by
     if len(m): rows.append(("cav.mde", dict(mde=list(m))))
     if skipped: rows.append(("cav.skipped", dict(n=len(skipped))))
     if "cuda" not in set(runs.device.dropna()): rows.append(("cav.cpu", {}))
@@ -491,16 +504,37 @@ def conclusions(runs:pd.DataFrame, bench:pd.DataFrame|None=None, paper:dict|None
         f"| {q} | {cell(a)} | {w} |" for q, a, w in rows)
 
 # %% ../nbs/09b_findings.ipynb #cf0a000a
-def _arm_means(runs:pd.DataFrame, task:str, regime:str="pretrained") -> list[str]:
-    "Per privacy level of one task and regime, 'label tied / untied %' (means over seeds), DP levels first"
+def _arm_means(runs:pd.DataFrame, task:str, regime:str="pretrained", primary:str|None=None) -> list[str]:
+    "Per privacy level of one task and regime, 'label tied / untied %' (means over seeds), DP levels first; a level with several settings that each have both arms (the primary, a control) gives each, the `primary` setting first and named so, the others by what differs."
     S = summarise(runs[(runs.task == task) & (runs.regime == regime)])
     out = []
     for el in sorted(set(S.eps_label), key=eps_key):
-        g = S[(S.eps_label == el) & (S.variant == "")].set_index("arm")["mean"]  # `summarise` always has the variant column
-
-        if {"tied", "untied"} <= set(g.index):
-            out.append(f"{eps_text(el)} {num(g['tied'], 1)} / {num(g['untied'], 1)}%")
+        L = S[S.eps_label == el]
+        both = [(s, g.set_index("arm")["mean"]) for s, g in L.groupby("setting", sort=False) if {"tied", "untied"} <= set(g.arm)]
+        both.sort(key=lambda sg: sg[0] != primary)
+        if len(both) > 1:   # what differs among these settings alone (a probe's learning rate is not the control's)
+            ds = [json.loads(s) for s, _ in both]
+            vary = [k for k in sorted(set().union(*ds) - {"delta"}) if len({json.dumps(d.get(k), default=str) for d in ds}) > 1]
+        for i, (s, g) in enumerate(both):
+            name = "" if len(both) == 1 else " (the primary)" if s == primary else " (" + ", ".join(f"{k}={ds[i].get(k)}" for k in vary) + ")"
+            out.append(f"{eps_text(el)}{name} {num(g['tied'], 1)} / {num(g['untied'], 1)}%")
     return out
+
+def control_summary(C:pd.DataFrame) -> str:
+    "The negative control (`comparisons`' marked row) in one sentence: what it differs in, the gap the design predicts, what the runs give and whether the prediction lies in its interval; empty when none was declared."
+    ctl = C.attrs.get("control")
+    if not ctl: return ""
+    prim = C.attrs.get("primary") or {}
+    differs = ", ".join(f"{k}={ctl[k]}" for k in ctl if k not in (*PRIMARY_EXTRA, *CONTROL_EXTRA) and ctl[k] != prim.get(k))
+    rows = C[C.control == True]
+    if not len(rows): return say("control.missing", setting=differs)
+    d = rows.iloc[0]
+    kind, _ = verdict_kind(d, C.attrs["margin"])
+    has_ci = d.n >= MIN_INTERVAL_N and np.isfinite(d.lo)
+    fit = "" if kind == "uninformative" or not has_ci else say("control.in" if d.lo <= ctl["predicted"] <= d.hi else "control.out")
+    return say("control", setting=differs, why=ctl["why"] or "its reason is not given", arm=d.arm, pred=ctl["predicted"], diff=d["diff"],
+               ci=say("control.ci", ci=(d.lo, d.hi), n=d.n) if has_ci else say("control.n", n=d.n),
+               verdict=comparison_verdict(d, C.attrs["margin"]), fit=fit)
 
 PAIRED_NOISE_SINCE = "bd0a9162ed4bb039cbd877487bc4c1f18d94c4ae"  # the commit from which both arms of a seed draw bit-identical noise on shared parameters
 
@@ -588,40 +622,51 @@ def _steps_text(steps:pd.Series) -> str:
     lo, hi = int(steps.min()), int(steps.max())
     return f"{lo}" if lo == hi else f"{lo}–{hi}"
 
-def conclusion(runs:pd.DataFrame, bench:pd.DataFrame|None=None, paper:dict|None=None, presets:dict|None=None) -> str:
-    "The report's answer, each sentence read off a table: first whether the gates let the comparison inform at all, then the primary comparison, what each arm reached, the paper's gaps as a different regime, the cost of exact tied clipping like for like, and the cross term"
-    if not len(runs): return ""  # the overview says so, and the answers by question
-    G, C, s = evaluate_gates(runs, presets), comparisons(runs, presets=presets), []
-    bad = failed_gates(G)
-    if not len(G): s.append(no_gates_sentence(runs, presets))
-    if bad: s.append(f"**The comparison is uninformative**: {len(bad)} of its {len(G)} gates failed ({'; '.join(bad)}), so these runs cannot "
-                     "say whether tying pays under DP-SGD; what follows is what they measured, not an answer.")
+def mechanism_summary(C:pd.DataFrame) -> str:
+    "The other arms of the primary's setting (emulations of clipping a tied matrix, initialisation against tying), each against exact tied clipping, in one sentence; empty when there are none."
     p = C[C.primary]
-    s.append(primary_summary(runs, presets) if len(p) else "No primary comparison was declared for these runs (a preset's `primary`)."
-             if C.attrs.get("primary") is None else f"The declared primary comparison could not be made: {C.attrs.get('note') or 'no tied/untied pair'}.")
-    if len(G) and not bad: s.append(f"All {len(G)} of its gates passed.")
+    M = C[(C.setting == p.setting.iloc[0]) & ~C.primary] if len(p) else C.iloc[:0]
+    ci = lambda d: say("control.ci", ci=(d.lo, d.hi), n=d.n) if d.n >= MIN_INTERVAL_N and np.isfinite(d.lo) else say("control.n", n=d.n)
+    parts = [say("mechanism.arm", arm=d.arm, diff=d["diff"], ci=ci(d), verdict=comparison_verdict(d, C.attrs["margin"], short=True)) for _, d in M.iterrows()]
+    return say("mechanism", parts="; ".join(parts)) if parts else ""
+
+def conclusion(runs:pd.DataFrame, bench:pd.DataFrame|None=None, paper:dict|None=None, presets:dict|None=None) -> str:
+    "The report's answer in paragraphs, each sentence read off a table: whether the gates let the comparison inform at all; the primary comparison, the negative control and what each arm reached; the other arms at the primary's setting; the paper's gaps as a different regime; the cost of exact tied clipping like for like, and the cross term"
+    if not len(runs): return ""  # the overview says so, and the answers by question
+    G, C = evaluate_gates(runs, presets), comparisons(runs, presets=presets)
+    trust, found, mech, regime, cost = [], [], [], [], []
+    bad = failed_gates(G)
+    if not len(G): trust.append(no_gates_sentence(runs, presets))
+    if bad: trust.append(f"**The comparison is uninformative**: {len(bad)} of its {len(G)} gates failed ({'; '.join(bad)}), so these runs cannot "
+                         "say whether tying pays under DP-SGD; what follows is what they measured, not an answer.")
+    if len(G) and not bad: trust.append(f"All {len(G)} of its gates passed.")
+    p = C[C.primary]
+    found.append(primary_summary(runs, presets) if len(p) else "No primary comparison was declared for these runs (a preset's `primary`)."
+                 if C.attrs.get("primary") is None else f"The declared primary comparison could not be made: {C.attrs.get('note') or 'no tied/untied pair'}.")
+    if control_summary(C): found.append(control_summary(C))
     task = p.task.iloc[0] if len(p) else runs.task.iloc[0]
-    means = _arm_means(runs, task)
+    means = _arm_means(runs, task, primary=p.setting.iloc[0] if len(p) else None)
     if means:
         ch = runs[runs.task == task].chance.dropna()
-        s.append(f"Mean dev accuracy on {task}, tied / untied: " + "; ".join(means) + (f" (majority class {num(ch.mean(), 1)}%)." if len(ch) else "."))
+        found.append(f"Mean dev accuracy on {task}, tied / untied: " + "; ".join(means) + (f" (majority class {num(ch.mean(), 1)}%)." if len(ch) else "."))
+    if mechanism_summary(C): mech.append(mechanism_summary(C))
     if len(p):
         X = gap_differences(p.iloc[0], paper)
-        if len(X): s.append(f"The paper is a different regime ({runs.model.iloc[0]} against its 5–8 times larger models, "
-                            f"{_steps_text(runs[runs.setting == p.setting.iloc[0]].steps)} steps against thousands): ours − its gap at {task}, {eps_text(p.eps_label.iloc[0])}, is "
-                            + ", ".join(f"{signed(x['diff'])} points against {x.model} (95% CI {ci_text(x.lo, x.hi)}, p = {num(x.p, 3)})" for _, x in X.iterrows())
-                            + " (Welch on both studies' standard errors; section (b) lists the differences).")
+        if len(X): regime.append(f"The paper is a different regime ({runs.model.iloc[0]} against its 5–8 times larger models, "
+                                 f"{_steps_text(runs[runs.setting == p.setting.iloc[0]].steps)} steps against thousands): ours − its gap at {task}, {eps_text(p.eps_label.iloc[0])}, is "
+                                 + ", ".join(f"{signed(x['diff'])} points against {x.model} (95% CI {ci_text(x.lo, x.hi)}, p = {num(x.p, 3)})" for _, x in X.iterrows())
+                                 + " (Welch on both studies' standard errors; section (b) lists the differences).")
     T = paper_gap_tests(paper)
     if len(T):
         k, n, sp = sign_test(paper)
         h = [f"{r.model} on {r.task}{'' if r.eps_label == '3' else ' at ε=' + r.eps_label} ({signed(r.gap)})" for _, r in T[T.holds].iterrows()]
-        s.append((f"All {n} of the paper's gaps" if k == n else f"{k} of the paper's {n} gaps") + f" under DP are positive (sign test p = {num(sp, 3)}); on its own, "
-                 + (f"only {', '.join(h)} survive{'s' if len(h) == 1 else ''}" if h else "none survives")
-                 + " Holm's correction (Welch's test on its published mean ± SD over 5 seeds an arm).")
-    s += cost_sentences(bench, paper)
+        regime.append((f"All {n} of the paper's gaps" if k == n else f"{k} of the paper's {n} gaps") + f" under DP are positive (sign test p = {num(sp, 3)}); on its own, "
+                      + (f"only {', '.join(h)} survive{'s' if len(h) == 1 else ''}" if h else "none survives")
+                      + " Holm's correction (Welch's test on its published mean ± SD over 5 seeds an arm).")
+    cost += cost_sentences(bench, paper)
     cs = runs[runs.arm == "tied"].cross_share_max.dropna()
-    if len(cs): s.append(f"The tied cross term 2⟨g_E, g_H⟩ is at most {pct(cs.max())} of any logged example's squared gradient norm.")
-    return " ".join(s)
+    if len(cs): cost.append(f"The tied cross term 2⟨g_E, g_H⟩ is at most {pct(cs.max())} of any logged example's squared gradient norm.")
+    return "\n\n".join(" ".join(g) for g in (trust, found, mech, regime, cost) if g)
 
 
 # %% ../nbs/09b_findings.ipynb #cf0a000f

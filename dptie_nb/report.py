@@ -82,8 +82,9 @@ def eval_table(runs:pd.DataFrame) -> pd.DataFrame:
     return df.drop(columns="other") if (df["other"] == "").all() else df
 
 def _mechanism(runs:pd.DataFrame, key:tuple) -> dict:
-    "The cross term's largest per-example share (tied) and the head's drift (untied) of one task, model, regime, arm and ε."
-    g = runs[(runs.task == key[0]) & (runs.model == key[1]) & (runs.regime == key[2]) & (runs.arm == key[3]) & (runs.eps_label == key[4])]
+    "The cross term's largest per-example share (tied) and the head's drift (untied) of one task, model, regime, arm, ε and variant."
+    runs = with_variants(runs)
+    g = runs[(runs.task == key[0]) & (runs.model == key[1]) & (runs.regime == key[2]) & (runs.arm == key[3]) & (runs.eps_label == key[4]) & (runs.variant == key[5])]
     cs, d = g.cross_share_max.max() if key[3] == "tied" else math.nan, g.head_drift.mean()
     return {"largest cross share": pct(cs) if np.isfinite(cs) else "–",
             "‖H − E‖/‖E₀‖": f"{num(g.head_drift0.mean(), 2)} → {num(d, 2)}" if np.isfinite(d) else "–"}
@@ -93,16 +94,16 @@ def norms_summary(runs:pd.DataFrame) -> pd.DataFrame:
     T = norms_table(runs)
     if not len(T): return pd.DataFrame()
     comps, out = part_keys(T.component)[0], []
-    for (task, model, regime, arm, el), g in T.groupby(["task", "model", "regime", "arm", "eps_label"], sort=False):
+    for (task, model, regime, arm, el, var), g in T.groupby(["task", "model", "regime", "arm", "eps_label", "variant"], sort=False):
         g = g.set_index("component")
-        row = dict(task=task, model=model, regime=regime, arm=arm, ε=el, runs=int(g.n.max()))
+        row = dict(task=task, model=model, regime=regime, arm=arm, ε=el, other=var, runs=int(g.n.max()))
         for k in comps:
             nd = 1 if k not in g.index or abs(g.share[k]) >= 5e-4 else 4
             row[part_label(k)] = (pct(g.share[k]) + (f" [{ci_text(100 * g.lo[k], 100 * g.hi[k], nd)}]" if np.isfinite(g.lo[k]) else "")
                                   if k in g.index else "–")
-        out.append(dict(row, **_mechanism(runs, (task, model, regime, arm, el))))
+        out.append(dict(row, **_mechanism(runs, (task, model, regime, arm, el, var))))
     df = pd.DataFrame(out)
-    return df[[c for c in df if c not in ("largest cross share", "‖H − E‖/‖E₀‖") or (df[c] != "–").any()]]
+    return df[[c for c in df if c not in ("largest cross share", "‖H − E‖/‖E₀‖", "other") or (df[c].replace("", "–") != "–").any()]]
 
 
 # %% ../nbs/09c_report.ipynb #cf0a0004

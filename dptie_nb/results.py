@@ -20,17 +20,17 @@ from .definitions import MODE_ORDER, load_presets
 # %% auto #0
 __all__ = ['TASK_ORDER', 'GLUE_TRAIN_ROWS', 'SPENT_RTOL', 'NONPRIVATE_IGNORED', 'TIED_NORM_ARMS', 'PARTS', 'TOTAL_KEYS',
            'RUN_COLUMNS', 'BELOW_ACC', 'POINTS', 'MIN_INTERVAL_N', 'PANEL_KEYS', 'SUMMARY_COLUMNS', 'DIFF_COLUMNS',
-           'EQUIV_MARGIN', 'PRIMARY_EXTRA', 'COMPARISON_COLUMNS', 'GATE_RULES', 'GATE_WORDS', 'GATES_COLUMNS',
-           'AT_CHANCE', 'HEADROOM_COLUMNS', 'EVALS_COLUMNS', 'BASELINE_MODE', 'BENCH_COLUMNS', 'NORMS_COLUMNS',
-           'BY_HAND', 'ACCOUNTANT_COLUMNS', 'task_key', 'eps_key', 'is_dp', 'eps_text', 'sigma_label', 'spent_epsilon',
-           'run_epsilon', 'arm_of', 'setting_of', 'part_index', 'part_keys', 'part_label', 'run_parts', 'part_shares',
-           'MissingKey', 'get_key', 'chance_of', 'eval_fields', 'predicts_one_class', 'unpack_bits', 'mechanism_fields',
-           'run_row', 'load_runs', 't_interval', 'with_variants', 'summarise', 'paired_diffs', 'holm', 'tost', 'mde',
-           'mcnemar', 'check_primary', 'primary_of', 'comparisons', 'check_gates', 'select_runs', 'preset_of',
-           'gate_base', 'presets_or_default', 'evaluate_gates', 'failed_gates', 'probe_accuracy', 'headroom',
-           'history_frame', 'parts_frame', 'evals_frame', 'mode_order', 'bench_status', 'load_bench', 'bench_groups',
-           'find_paper', 'load_paper', 'paper_gaps', 'paper_gap_tests', 'paper_steps', 'paper_memory', 'norms_table',
-           'accountant_table']
+           'EQUIV_MARGIN', 'PRIMARY_EXTRA', 'CONTROL_EXTRA', 'COMPARISON_COLUMNS', 'GATE_RULES', 'GATE_WORDS',
+           'GATES_COLUMNS', 'AT_CHANCE', 'HEADROOM_COLUMNS', 'EVALS_COLUMNS', 'BASELINE_MODE', 'BENCH_COLUMNS',
+           'NORMS_COLUMNS', 'BY_HAND', 'ACCOUNTANT_COLUMNS', 'task_key', 'eps_key', 'is_dp', 'eps_text', 'sigma_label',
+           'spent_epsilon', 'run_epsilon', 'arm_of', 'setting_of', 'part_index', 'part_keys', 'part_label', 'run_parts',
+           'part_shares', 'MissingKey', 'get_key', 'chance_of', 'eval_fields', 'predicts_one_class', 'unpack_bits',
+           'mechanism_fields', 'run_row', 'claims_nothing', 'load_runs', 't_interval', 'with_variants', 'summarise',
+           'paired_diffs', 'holm', 'tost', 'mde', 'mcnemar', 'check_primary', 'primary_of', 'check_control',
+           'control_of', 'comparisons', 'check_gates', 'select_runs', 'preset_of', 'gate_base', 'presets_or_default',
+           'evaluate_gates', 'failed_gates', 'probe_accuracy', 'headroom', 'history_frame', 'parts_frame',
+           'evals_frame', 'mode_order', 'bench_status', 'load_bench', 'bench_groups', 'find_paper', 'load_paper',
+           'paper_gaps', 'paper_gap_tests', 'paper_steps', 'paper_memory', 'norms_table', 'accountant_table']
 
 # %% ../nbs/09_results.ipynb #ba47babc
 TASK_ORDER = ("sst2", "qnli", "qqp")
@@ -256,9 +256,15 @@ def run_row(m:dict, # a metrics dict
 # %% ../nbs/09_results.ipynb #02ef7c1f
 def _by_target(label:str) -> bool: return is_dp(label) and not label.startswith("σ=")
 
+def claims_nothing(m) -> bool:
+    "Whether a run's privacy record says its ε covers nothing (`covers` present and null): a non-private run, a clip-only control, or an emulation that is no private release (`tied_norm='one-use'`, ε = ∞)."
+    priv = (m or {}).get("privacy") or {}
+    return "covers" in priv and priv["covers"] is None
+
 def _one_label(df:pd.DataFrame) -> pd.DataFrame:
-    "Every private run of a setting labelled alike: when any of them is labelled by what it spent, all are, by the most any of them spent."
-    for _, g in df[df.private].groupby("setting", sort=False):
+    "Every private run of a setting labelled alike: when any of them is labelled by what it spent, all are, by the most any of them spent; a run whose ε covers nothing (an emulation's ∞) keeps its own label and relabels no other."
+    claimed = ~df.metrics.map(claims_nothing).astype(bool)
+    for _, g in df[df.private & claimed].groupby("setting", sort=False):
         if g.eps_label.map(_by_target).all(): continue
         sp = max((spent_epsilon(dict(epsilon_prv=a, epsilon_rdp=b)) for a, b in zip(g.eps_prv, g.eps_rdp)),
                  key=lambda x: -math.inf if math.isnan(x) else x)
@@ -474,19 +480,45 @@ def check_primary(decl, where:str="primary") -> dict:
     if not (isinstance(out["margin"], (int, float)) and out["margin"] > 0): raise ValueError(f"{where}: margin={out['margin']!r} must be positive (points)")
     return out
 
-def primary_of(runs:pd.DataFrame, presets:dict|None=None) -> tuple[dict|None, str|None]:
-    "The checked primary declaration of the preset the runs were made by (their `tag`; presets default to presets.toml), and a note when none can be used."
+def _primary_preset(runs:pd.DataFrame, presets:dict|None) -> tuple[str|None, dict|None, str|None]:
+    "The name and table of the one preset the runs were made by (their `tag`; presets default to presets.toml) that declares a primary comparison, and a note when none can be used."
     tags = sorted(set(runs.tag.dropna())) if len(runs) else []
     if presets is None:
         try: presets = load_presets()
-        except (FileNotFoundError, ValueError) as e: return None, f"no presets to read a primary comparison from ({e})"
-    decls = {t: presets[t]["primary"] for t in tags if isinstance(presets.get(t), dict) and "primary" in presets[t]}
-    if len(decls) > 1: return None, f"presets {', '.join(decls)} each declare a primary comparison, so none is primary here"
-    return (check_primary(*[(d, f"preset {t!r}: primary") for t, d in decls.items()][0]), None) if decls else (None, None)
+        except (FileNotFoundError, ValueError) as e: return None, None, f"no presets to read a primary comparison from ({e})"
+    decls = {t: presets[t] for t in tags if isinstance(presets.get(t), dict) and "primary" in presets[t]}
+    if len(decls) > 1: return None, None, f"presets {', '.join(decls)} each declare a primary comparison, so none is primary here"
+    return (*next(iter(decls.items())), None) if decls else (None, None, None)
+
+def primary_of(runs:pd.DataFrame, presets:dict|None=None) -> tuple[dict|None, str|None]:
+    "The checked primary declaration of the preset the runs were made by, and a note when none can be used."
+    name, p, note = _primary_preset(runs, presets)
+    return (check_primary(p["primary"], f"preset {name!r}: primary"), None) if p else (None, note)
+
+CONTROL_EXTRA = {"predicted": 0.0, "why": ""}  # a negative control's keys besides settings, and defaults
+
+def check_control(decl, primary:dict, where:str="control") -> dict:
+    "A `control` declaration (the settings in which the negative control differs from the checked `primary`, its `predicted` gap in points and `why`), checked and completed with the primary's other settings."
+    if not isinstance(decl, dict) or not set(decl) - set(CONTROL_EXTRA):
+        raise ValueError(f"{where} must be a table of the settings in which the negative control differs from the primary, "
+                         "e.g. { restrict_loss = true, predicted = 0 }")
+    if set(decl) & set(PRIMARY_EXTRA): raise ValueError(f"{where}: {sorted(set(decl) & set(PRIMARY_EXTRA))} are the primary's to declare; "
+                                                        "a control has settings, predicted and why")
+    s = {k: v for k, v in decl.items() if k not in CONTROL_EXTRA}
+    out = check_primary({**primary, **s}, where)   # the same keys as a primary's, so a typo is refused by name
+    if all(primary.get(k) == out[k] for k in s): raise ValueError(f"{where}: {s} are the primary's own settings; a control must differ from it")
+    pred = decl.get("predicted", CONTROL_EXTRA["predicted"])
+    if isinstance(pred, bool) or not isinstance(pred, (int, float)): raise ValueError(f"{where}: predicted={pred!r} must be a gap in points")
+    return {**out, "predicted": float(pred), "why": str(decl.get("why", ""))}
+
+def control_of(runs:pd.DataFrame, presets:dict|None=None) -> dict|None:
+    "The checked negative control declared beside the primary comparison of the preset the runs were made by; None when none is."
+    name, p, _ = _primary_preset(runs, presets)
+    return check_control(p["control"], check_primary(p["primary"]), f"preset {name!r}: control") if p and "control" in p else None
 
 
 # %% ../nbs/09_results.ipynb #19a3f3cb
-COMPARISON_COLUMNS = ["primary", *DIFF_COLUMNS, "sd", "mde", "tost_p", "only_a", "only_b", "examples", "mcnemar_seeds", "uninformative",
+COMPARISON_COLUMNS = ["primary", "control", *DIFF_COLUMNS, "sd", "mde", "tost_p", "only_a", "only_b", "examples", "mcnemar_seeds", "uninformative",
                       "p_holm", "tost_holm"]
 
 def _matches(setting:str, arm:str, decl:dict) -> bool:
@@ -510,8 +542,10 @@ def comparisons(runs:pd.DataFrame, # runs from `load_runs`
                 presets:dict|None=None, # the presets `primary_of` reads (default: presets.toml)
                 alpha:float=0.05, power:float=0.8, # for the minimum detectable effect
                ) -> pd.DataFrame:
-    "Every untied − tied accuracy comparison with its paired SD, minimum detectable effect, TOST and McNemar p-values and whether it is uninformative; the primary first and uncorrected, Holm over the rest."
+    "Every untied − tied accuracy comparison with its paired SD, minimum detectable effect, TOST and McNemar p-values and whether it is uninformative; the primary first and uncorrected, Holm over the rest (the preset's negative control among them, marked)."
     decl, note = primary_of(runs, presets) if primary == "preset" else (check_primary(primary) if primary else None, None)
+    ctl = control_of(runs, presets) if primary == "preset" else None
+    ctl_sel = {k: v for k, v in (ctl or {}).items() if k not in CONTROL_EXTRA}
     margin, rows = float((decl or PRIMARY_EXTRA)["margin"]), []
     for r, arm, tied, u, common in (_paired(runs, "acc") if len(runs) else []):
         row = _diff_row(r, arm, tied, u, common, "acc", 1 - alpha)
@@ -519,7 +553,7 @@ def comparisons(runs:pd.DataFrame, # runs from `load_runs`
         sd = float(d.std(ddof=1)) if len(d) > 1 else math.nan
         row.update(sd=sd, mde=mde(sd, len(d), alpha, power), tost_p=tost(d, margin), **mcnemar(list(u.correct[common]), list(tied.correct[common]), common),
                    uninformative=bool(tied.one_class[common].all() and u.one_class[common].all()),
-                   primary=decl is not None and _matches(r.setting, arm, decl))
+                   primary=decl is not None and _matches(r.setting, arm, decl), control=ctl is not None and _matches(r.setting, arm, ctl_sel))
         rows.append(row)
     D = pd.DataFrame(rows, columns=COMPARISON_COLUMNS)
     note = note or _primary_note(D, decl)
@@ -528,14 +562,23 @@ def comparisons(runs:pd.DataFrame, # runs from `load_runs`
     for c in ("p", "tost"):
         pc = "p" if c == "p" else f"{c}_p"
         D[f"{c}_holm"] = np.where(D.primary == True, D[pc].astype(float), holm(np.where(D.primary == True, math.nan, D[pc].astype(float))))
-    D.attrs.update(primary=decl, note=note, margin=margin, alpha=alpha, power=power)
+    D.attrs.update(primary=decl, control=ctl, note=note, margin=margin, alpha=alpha, power=power)
     return D
 
 
 # %% ../nbs/09_results.ipynb #g47e0002
-def _pts(x) -> str:
-    "Points to one decimal, halves away from zero (the report's rounding, `findings.num`)."
-    return f"{Decimal(f'{float(x):.10g}').quantize(Decimal('0.1'), rounding=ROUND_HALF_UP)}".replace("-", "−") if np.isfinite(x) else "–"
+def _round(x, places:int=1) -> Decimal:
+    "`x` to `places` decimals, halves away from zero (the report's rounding, `findings.num`)."
+    return Decimal(f"{float(x):.10g}").quantize(Decimal(1).scaleb(-places), rounding=ROUND_HALF_UP)
+
+def _pts(x, places:int=1) -> str:
+    "Points to `places` decimals (one by default), with a true minus sign; '–' for NaN."
+    return f"{_round(x, places)}".replace("-", "−") if np.isfinite(x) else "–"
+
+def _apart(x, y, most:int=4) -> tuple[str, str]:
+    "`x` and `y` as points at the fewest decimals (one at least, `most` at most) at which they differ: a failed comparison shows the digit that decides it, never '72.0 < 72'."
+    places = next((k for k in range(1, most + 1) if _round(x, k) != _round(y, k)), most)   # as numbers: "−0.0" is 0.0
+    return _pts(x, places), _pts(y, places)
 
 GATE_RULES = ("min_mean", "min_seed", "beats", "not_below")  # what a gate checks, besides its `gate` (name) and `match`
 GATE_WORDS = {"epsilon": {"none": None}, "sigma": {"calibrated": None}}  # the words a gate may use for a None setting
@@ -650,20 +693,20 @@ def _judge(g:dict, base:dict, runs:pd.DataFrame) -> dict:
     for a, r in arms.items():
         m = float(r.acc.mean())
         o = f"{a} {_pts(m)}% (n={len(r)})"
-        if "min_mean" in g and not m >= g["min_mean"]: fails.append(f"{a} mean {_pts(m)} < {g['min_mean']:g}")
+        if "min_mean" in g and not m >= g["min_mean"]: fails.append("{} mean {} < {}".format(a, *_apart(m, g["min_mean"])))
         if "min_seed" in g:
             lo = r.loc[r.acc.idxmin()]
             o += f", lowest seed {_pts(lo.acc)} (seed {int(lo.seed)})"
-            if not lo.acc >= g["min_seed"]: fails.append(f"{a} seed {int(lo.seed)} at {_pts(lo.acc)} < {g['min_seed']:g}")
+            if not lo.acc >= g["min_seed"]: fails.append("{} seed {} at {} < {}".format(a, int(lo.seed), *_apart(lo.acc, g["min_seed"])))
         if ref is not None:
             if not len(ref): fails.append(f"reference ({_where(g['beats'])}) not run")
-            elif not m > best: fails.append(f"{a} {_pts(m)} ≤ {_pts(best)}")
+            elif not m > best: fails.append("{} {} ≤ {}".format(a, *_apart(m, best)))
         if "not_below" in g:
             b = _twin(runs, r, g["not_below"])
             if not len(b): fails.append(f"no {a} runs at {_where(g['not_below'])}")
             else:
                 o += f" against {_pts(b.acc.mean())}%"
-                if not m >= b.acc.mean(): fails.append(f"{a} {_pts(m)} < {_pts(b.acc.mean())} at {_where(g['not_below'])}")
+                if not m >= b.acc.mean(): fails.append("{} {} < {} at {}".format(a, *_apart(m, b.acc.mean()), _where(g['not_below'])))
         obs.append(o)
     warn = []
     if ref is not None and len(ref):
@@ -897,19 +940,19 @@ def paper_memory(paper:dict|None) -> pd.DataFrame:
     return pd.DataFrame(out, columns=cols)
 
 # %% ../nbs/09_results.ipynb #e2d611a0
-NORMS_COLUMNS = ["task", "model", "regime", "arm", "eps_label", "n", "component", "label", "share", "lo", "hi", "mean_norm2"]
+NORMS_COLUMNS = ["task", "model", "regime", "arm", "variant", "eps_label", "n", "component", "label", "share", "lo", "hi", "mean_norm2"]
 
 def norms_table(runs:pd.DataFrame) -> pd.DataFrame:
-    "Mean squared-norm split per task, model, regime, arm and ε: each component's share (mean over seeds) and raw mean."
-    r = runs[runs.parts.notna()] if len(runs) else runs
+    "Mean squared-norm split per task, model, regime, arm, variant (what else differs at that ε: a control's loss is not pooled with the primary's) and ε: each component's share (mean over seeds) and raw mean."
+    r = with_variants(runs[runs.parts.notna()]) if len(runs) else runs.assign(variant="")
     out = []
-    for (task, model, regime, arm, el), g in r.groupby(["task", "model", "regime", "arm", "eps_label"], sort=False):
+    for (task, model, regime, arm, var, el), g in r.groupby(["task", "model", "regime", "arm", "variant", "eps_label"], sort=False):
         comps, _ = part_keys(k for p in g.parts for k in p)
         sh = [part_shares(p) for p in g.parts]
         for k in comps:
             if all(p.get(k, 0) == 0 for p in g.parts): continue  # e.g. the cross term of an untied model, reported as 0
             m, lo, hi = t_interval([s.get(k, np.nan) for s in sh], min_n=MIN_INTERVAL_N)
-            out.append(dict(task=task, model=model, regime=regime, arm=arm, eps_label=el, n=len(g), component=k,
+            out.append(dict(task=task, model=model, regime=regime, arm=arm, variant=var, eps_label=el, n=len(g), component=k,
                             label=part_label(k), share=m, lo=lo, hi=hi, mean_norm2=float(np.nanmean([p.get(k, np.nan) for p in g.parts]))))
     return pd.DataFrame(out, columns=NORMS_COLUMNS)
 
@@ -917,8 +960,8 @@ BY_HAND = "σ set by hand"  # the "calibrated by" of a configuration whose σ wa
 ACCOUNTANT_COLUMNS = ["task", "target ε", "σ", "q", "steps", "δ", "ε (RDP)", "ε (PRV)", "RDP / PRV", "calibrated by", "runs"]
 
 def accountant_table(runs:pd.DataFrame) -> pd.DataFrame:
-    "Per distinct privacy configuration: target ε, σ, q, steps, δ, the ε spent by RDP and by PRV, and how many runs."
-    r = runs[runs.private] if len(runs) else runs
+    "Per distinct privacy configuration: target ε, σ, q, steps, δ, the ε spent by RDP and by PRV, and how many runs; a run whose ε covers nothing (an emulation that is no private release) is no configuration of it."
+    r = runs[runs.private & ~runs.metrics.map(claims_nothing).astype(bool)] if len(runs) else runs
     if not len(r): return pd.DataFrame(columns=ACCOUNTANT_COLUMNS)
     r = r.assign(_k=[(t, e, round(s or 0, 6), round(q or 0, 8), st, d) for t, e, s, q, st, d in
                      zip(r.task, r.epsilon, r.sigma, r.sample_rate, r.steps, r.delta)])
