@@ -15,7 +15,7 @@ from scipy import stats
 
 from .results import (MIN_INTERVAL_N, BENCH_COLUMNS, DIFF_COLUMNS, GLUE_TRAIN_ROWS, BY_HAND, is_dp, accountant_table, bench_status, chance_of,
                               comparisons, eps_key, eps_text, get_key, norms_table, paired_diffs, paper_gaps, paper_gap_tests, paper_memory, paper_steps,
-                              part_index, summarise, evaluate_gates, failed_gates, headroom, PRIMARY_EXTRA, CONTROL_EXTRA, claims_nothing)
+                              part_index, summarise, evaluate_gates, failed_gates, headroom, PRIMARY_EXTRA, CONTROL_EXTRA, claims_nothing, AT_CHANCE)
 from .assets import project_root, shown_path
 from .config import CLIP_ONLY, eps_label
 from .definitions import MODE_LABELS, load_presets
@@ -112,7 +112,10 @@ PHRASES = {
     "pairs.primary": "Primary comparison (declared before running, not corrected): {arm} − tied on {task} at {eps:eps} ({setting}) "
                      "= {diff:signed} points (95% CI {ci:ci}, {n} paired seed{n:pl}): {verdict}.",
     "control": "Negative control (declared before running: {setting}; {why}): the design predicts {arm} − tied = {pred:signed} points, and "
-               "the runs give {diff:signed} points{ci}: {verdict}{fit}.",
+               "the runs give {results}.",
+    "control.result": "{diff:signed} points{ci}{at}: {verdict}{fit}{weak}",
+    "control.weak": ", but a weak check: both arms sit within {k:g} points of the majority class ({a:.1f}% against {c:.1f}%), so they agree "
+                    "because both predict nearly one class", "control.at": " at {variant}",
     "control.ci": " (95% CI {ci:ci}, {n} paired seed{n:pl})", "control.n": " ({n} paired seed{n:pl})",
     "control.in": "; the prediction lies inside its interval", "control.out": "; the prediction lies outside its interval, so the arms "
                   "differ where the design says they should not: look for what else tying changed",
@@ -520,21 +523,25 @@ def _arm_means(runs:pd.DataFrame, task:str, regime:str="pretrained", primary:str
             out.append(f"{eps_text(el)}{name} {num(g['tied'], 1)} / {num(g['untied'], 1)}%")
     return out
 
-def control_summary(C:pd.DataFrame) -> str:
-    "The negative control (`comparisons`' marked row) in one sentence: what it differs in, the gap the design predicts, what the runs give and whether the prediction lies in its interval; empty when none was declared."
+def control_summary(C:pd.DataFrame, chance:float|None=None) -> str:
+    "The negative control (`comparisons`' marked rows) in one sentence: what it differs in, the gap the design predicts, what the runs give and whether the prediction lies in its interval, and that the check is weak where both arms sit within `AT_CHANCE` of the majority class (`chance`, %); each setting it matches (a recipe tuned again beside the first) named by what differs; empty when none was declared."
     ctl = C.attrs.get("control")
     if not ctl: return ""
     prim = C.attrs.get("primary") or {}
     differs = ", ".join(f"{k}={ctl[k]}" for k in ctl if k not in (*PRIMARY_EXTRA, *CONTROL_EXTRA) and ctl[k] != prim.get(k))
     rows = C[C.control == True]
     if not len(rows): return say("control.missing", setting=differs)
-    d = rows.iloc[0]
-    kind, _ = verdict_kind(d, C.attrs["margin"])
-    has_ci = d.n >= MIN_INTERVAL_N and np.isfinite(d.lo)
-    fit = "" if kind == "uninformative" or not has_ci else say("control.in" if d.lo <= ctl["predicted"] <= d.hi else "control.out")
-    return say("control", setting=differs, why=ctl["why"] or "its reason is not given", arm=d.arm, pred=ctl["predicted"], diff=d["diff"],
-               ci=say("control.ci", ci=(d.lo, d.hi), n=d.n) if has_ci else say("control.n", n=d.n),
-               verdict=comparison_verdict(d, C.attrs["margin"]), fit=fit)
+    out = []
+    for _, d in rows.iterrows():
+        kind, _ = verdict_kind(d, C.attrs["margin"])
+        has_ci = d.n >= MIN_INTERVAL_N and np.isfinite(d.lo)
+        fit = "" if kind == "uninformative" or not has_ci else say("control.in" if d.lo <= ctl["predicted"] <= d.hi else "control.out")
+        top = max(d.tied, d.untied)
+        weak = (say("control.weak", k=AT_CHANCE, a=top, c=chance) if kind != "uninformative" and chance is not None and np.isfinite(chance)
+                and top <= chance + AT_CHANCE else "")
+        out.append(say("control.result", diff=d["diff"], ci=say("control.ci", ci=(d.lo, d.hi), n=d.n) if has_ci else say("control.n", n=d.n),
+                       at=say("control.at", variant=d.variant) if len(rows) > 1 else "", verdict=comparison_verdict(d, C.attrs["margin"]), fit=fit, weak=weak))
+    return say("control", setting=differs, why=ctl["why"] or "its reason is not given", arm=rows.arm.iloc[0], pred=ctl["predicted"], results="; ".join(out))
 
 PAIRED_NOISE_SINCE = "bd0a9162ed4bb039cbd877487bc4c1f18d94c4ae"  # the commit from which both arms of a seed draw bit-identical noise on shared parameters
 
@@ -643,11 +650,11 @@ def conclusion(runs:pd.DataFrame, bench:pd.DataFrame|None=None, paper:dict|None=
     p = C[C.primary]
     found.append(primary_summary(runs, presets) if len(p) else "No primary comparison was declared for these runs (a preset's `primary`)."
                  if C.attrs.get("primary") is None else f"The declared primary comparison could not be made: {C.attrs.get('note') or 'no tied/untied pair'}.")
-    if control_summary(C): found.append(control_summary(C))
     task = p.task.iloc[0] if len(p) else runs.task.iloc[0]
+    ch = runs[runs.task == task].chance.dropna()
+    if control_summary(C): found.append(control_summary(C, float(ch.mean()) if len(ch) else None))
     means = _arm_means(runs, task, primary=p.setting.iloc[0] if len(p) else None)
     if means:
-        ch = runs[runs.task == task].chance.dropna()
         found.append(f"Mean dev accuracy on {task}, tied / untied: " + "; ".join(means) + (f" (majority class {num(ch.mean(), 1)}%)." if len(ch) else "."))
     if mechanism_summary(C): mech.append(mechanism_summary(C))
     if len(p):
