@@ -301,8 +301,7 @@ def plot_bench(bench:pd.DataFrame, # records from `load_bench`
 def _norm_label(arm:str, var:str, el:str) -> str: return f"{arm}, {eps_text(el)}" + (f" ({var})" if var else "")
 
 def _clip_panel(a, runs:pd.DataFrame, groups:list):
-    "Clip factors of `plot_norms`, one horizontal bar per (arm, variant, ε), so any number of them keeps its label readable: the share of examples clipped and min(1, C/‖g‖) at the median and 90th-percentile norm."
-    runs = with_variants(runs)
+    "Clip factors of `plot_norms`, one horizontal bar per (arm, variant, ε), so any number of them keeps its label readable: the share of examples clipped and min(1, C/‖g‖) at the median and 90th-percentile norm (`runs` with their `variant`, from `with_variants`)."
     for gi, (arm, var, el) in enumerate(groups):
         g = runs[(runs.arm == arm) & (runs.variant == var) & (runs.eps_label == el)]
         a.barh(gi, g.clip_frac.mean(), 0.6, color=_color(arm, gi), alpha=0.35, label="share of examples clipped" if gi == 0 else None)
@@ -310,7 +309,7 @@ def _clip_panel(a, runs:pd.DataFrame, groups:list):
         a.plot(g.clip_q90.mean(), gi, "v", c="k", ms=6, label="clip factor at the 90th percentile" if gi == 0 else None)
     a.set_yticks(range(len(groups)), [_norm_label(*g) for g in groups], fontsize=8); a.invert_yaxis(); a.set_xlim(0, 1.05)
     a.set(xlabel="share clipped · clip factor min(1, C/‖g_i‖)", title="clipping")
-    a.legend(fontsize=8, loc="upper center", bbox_to_anchor=(0.5, 0), borderaxespad=3.5, ncol=3, frameon=False)
+    a.legend(fontsize=8, **dict(LEGEND_BELOW, borderaxespad=3.5, ncol=3))
     a.grid(axis="x", alpha=0.3)
 
 def plot_norms(runs:pd.DataFrame, # runs from `load_runs`
@@ -322,8 +321,9 @@ def plot_norms(runs:pd.DataFrame, # runs from `load_runs`
     panels = list(dict.fromkeys(zip(T.task, T.model, T.regime)))
     ng = max(len(set(zip(g.arm, g.variant, g.eps_label))) for _, g in T.groupby(["task", "model", "regime"]))
     longest = max(len(_norm_label(a, v, e)) for a, v, e in zip(T.arm, T.variant, T.eps_label)) + len(" (n=10)")
-    fig = _new_fig(max(11, 2 * (0.065 * longest + 0.5)), (5.4 + 0.4 * ng + 0.25 * ng + 1.6) * len(panels))   # the legend's rows, then the clip bars
-    ax = fig.subplots(2 * len(panels), 1, squeeze=False, height_ratios=[5.4 + 0.25 * ng, 0.4 * ng + 1.6] * len(panels))[:, 0]
+    hr = [5.4 + 0.25 * ng, 0.4 * ng + 1.6]   # the shares with their legend's rows, then the clip bars
+    fig = _new_fig(max(11, 2 * (0.065 * longest + 0.5)), sum(hr) * len(panels))
+    ax = fig.subplots(2 * len(panels), 1, squeeze=False, height_ratios=hr * len(panels))[:, 0]
     for pi, (task, model, regime) in enumerate(panels):
         a, c = ax[2 * pi], ax[2 * pi + 1]
         t = T[(T.task == task) & (T.model == model) & (T.regime == regime)]
@@ -345,7 +345,7 @@ def plot_norms(runs:pd.DataFrame, # runs from `load_runs`
 
         r = runs[(runs.task == task) & (runs.model == model) & (runs.regime == regime)]
         rv = with_variants(r)
-        if "clip_frac" in r and r.clip_frac.notna().any(): _clip_panel(c, r, [g for g in groups if rv[(rv.arm == g[0]) & (rv.variant == g[1]) & (rv.eps_label == g[2])].clip_frac.notna().any()])
+        if "clip_frac" in r and r.clip_frac.notna().any(): _clip_panel(c, rv, [g for g in groups if rv[(rv.arm == g[0]) & (rv.variant == g[1]) & (rv.eps_label == g[2])].clip_frac.notna().any()])
         else: _empty(c, "no clipping recorded")
     return _save(fig, save)
 

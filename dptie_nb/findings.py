@@ -4,7 +4,7 @@
 
 # %% ../nbs/09b_findings.ipynb #971c5e00
 from __future__ import annotations
-import json, math, re, string, subprocess
+import math, re, string, subprocess
 from decimal import ROUND_HALF_UP, Decimal
 
 from pathlib import Path
@@ -15,7 +15,7 @@ from scipy import stats
 
 from .results import (MIN_INTERVAL_N, BENCH_COLUMNS, DIFF_COLUMNS, GLUE_TRAIN_ROWS, BY_HAND, is_dp, accountant_table, bench_status, chance_of,
                               comparisons, eps_key, eps_text, get_key, norms_table, paired_diffs, paper_gaps, paper_gap_tests, paper_memory, paper_steps,
-                              part_index, summarise, evaluate_gates, failed_gates, headroom, PRIMARY_EXTRA, CONTROL_EXTRA, claims_nothing, AT_CHANCE)
+                              part_index, summarise, evaluate_gates, failed_gates, headroom, PRIMARY_EXTRA, CONTROL_EXTRA, unclaimed, with_variants, AT_CHANCE)
 from .assets import project_root, shown_path
 from .config import CLIP_ONLY, eps_label
 from .definitions import MODE_LABELS, load_presets
@@ -277,9 +277,9 @@ def _pairs(runs, metric) -> pd.DataFrame:
 
 def _setting(d) -> str: return ", ".join([d.model, d.regime] + ([d.variant] if d.variant else []))
 
-def primary_summary(runs:pd.DataFrame, presets:dict|None=None) -> str:
-    "The primary comparison in one sentence, and why it cannot be reported as declared when it cannot; empty when none was declared."
-    C = comparisons(runs, presets=presets)
+def primary_summary(runs:pd.DataFrame, presets:dict|None=None, C:pd.DataFrame|None=None) -> str:
+    "The primary comparison in one sentence, and why it cannot be reported as declared when it cannot; empty when none was declared (`C`: the runs' `comparisons`, when the caller has them)."
+    C = comparisons(runs, presets=presets) if C is None else C
     out = [say("note", note=C.attrs["note"])] if C.attrs.get("note") else []
     for _, d in C[C.primary].iterrows():
         out.insert(0, say("pairs.primary", arm=d.arm, task=d.task, eps=d.eps_label, setting=_setting(d), diff=d["diff"], ci=(d.lo, d.hi),
@@ -441,7 +441,7 @@ def privacy_conclusions(runs:pd.DataFrame) -> str:
 def privacy_brief(runs:pd.DataFrame) -> str:
     "The ε the runs spent by PRV and by RDP, in one sentence."
     A = accountant_table(runs)
-    u = runs[runs.private & runs.metrics.map(claims_nothing).astype(bool)] if len(runs) else runs
+    u = runs[unclaimed(runs)]
     more = say("privacy.unclaimed", n=len(u), arms=sorted(set(u.arm))) if len(u) else ""
     if not len(A): return say("privacy.none") + more
     own = A["calibrated by"] == BY_HAND
@@ -515,13 +515,18 @@ def _arm_means(runs:pd.DataFrame, task:str, regime:str="pretrained", primary:str
         L = S[S.eps_label == el]
         both = [(s, g.set_index("arm")["mean"]) for s, g in L.groupby("setting", sort=False) if {"tied", "untied"} <= set(g.arm)]
         both.sort(key=lambda sg: sg[0] != primary)
-        if len(both) > 1:   # what differs among these settings alone (a probe's learning rate is not the control's)
-            ds = [json.loads(s) for s, _ in both]
-            vary = [k for k in sorted(set().union(*ds) - {"delta"}) if len({json.dumps(d.get(k), default=str) for d in ds}) > 1]
-        for i, (s, g) in enumerate(both):
-            name = "" if len(both) == 1 else " (the primary)" if s == primary else " (" + ", ".join(f"{k}={ds[i].get(k)}" for k in vary) + ")"
+        # what differs among these settings alone (a probe's learning rate is not the control's)
+        var = with_variants(L[L.setting.isin([s for s, _ in both])].drop_duplicates("setting")).set_index("setting").variant
+        for s, g in both:
+            name = "" if len(both) == 1 else " (the primary)" if s == primary else f" ({var[s]})"
             out.append(f"{eps_text(el)}{name} {num(g['tied'], 1)} / {num(g['untied'], 1)}%")
     return out
+
+def _has_ci(d) -> bool: return d.n >= MIN_INTERVAL_N and np.isfinite(d.lo)
+
+def _ci_or_n(d) -> str:
+    "A comparison's 95% interval and paired seeds, or only its seeds where it has no interval."
+    return say("control.ci", ci=(d.lo, d.hi), n=d.n) if _has_ci(d) else say("control.n", n=d.n)
 
 def control_summary(C:pd.DataFrame, chance:float|None=None) -> str:
     "The negative control (`comparisons`' marked rows) in one sentence: what it differs in, the gap the design predicts, what the runs give and whether the prediction lies in its interval, and that the check is weak where both arms sit within `AT_CHANCE` of the majority class (`chance`, %); each setting it matches (a recipe tuned again beside the first) named by what differs; empty when none was declared."
@@ -534,12 +539,12 @@ def control_summary(C:pd.DataFrame, chance:float|None=None) -> str:
     out = []
     for _, d in rows.iterrows():
         kind, _ = verdict_kind(d, C.attrs["margin"])
-        has_ci = d.n >= MIN_INTERVAL_N and np.isfinite(d.lo)
+        has_ci = _has_ci(d)
         fit = "" if kind == "uninformative" or not has_ci else say("control.in" if d.lo <= ctl["predicted"] <= d.hi else "control.out")
         top = max(d.tied, d.untied)
         weak = (say("control.weak", k=AT_CHANCE, a=top, c=chance) if kind != "uninformative" and chance is not None and np.isfinite(chance)
                 and top <= chance + AT_CHANCE else "")
-        out.append(say("control.result", diff=d["diff"], ci=say("control.ci", ci=(d.lo, d.hi), n=d.n) if has_ci else say("control.n", n=d.n),
+        out.append(say("control.result", diff=d["diff"], ci=_ci_or_n(d),
                        at=say("control.at", variant=d.variant) if len(rows) > 1 else "", verdict=comparison_verdict(d, C.attrs["margin"]), fit=fit, weak=weak))
     return say("control", setting=differs, why=ctl["why"] or "its reason is not given", arm=rows.arm.iloc[0], pred=ctl["predicted"], results="; ".join(out))
 
@@ -633,8 +638,7 @@ def mechanism_summary(C:pd.DataFrame) -> str:
     "The other arms of the primary's setting (emulations of clipping a tied matrix, initialisation against tying), each against exact tied clipping, in one sentence; empty when there are none."
     p = C[C.primary]
     M = C[(C.setting == p.setting.iloc[0]) & ~C.primary] if len(p) else C.iloc[:0]
-    ci = lambda d: say("control.ci", ci=(d.lo, d.hi), n=d.n) if d.n >= MIN_INTERVAL_N and np.isfinite(d.lo) else say("control.n", n=d.n)
-    parts = [say("mechanism.arm", arm=d.arm, diff=d["diff"], ci=ci(d), verdict=comparison_verdict(d, C.attrs["margin"], short=True)) for _, d in M.iterrows()]
+    parts = [say("mechanism.arm", arm=d.arm, diff=d["diff"], ci=_ci_or_n(d), verdict=comparison_verdict(d, C.attrs["margin"], short=True)) for _, d in M.iterrows()]
     return say("mechanism", parts="; ".join(parts)) if parts else ""
 
 def conclusion(runs:pd.DataFrame, bench:pd.DataFrame|None=None, paper:dict|None=None, presets:dict|None=None) -> str:
@@ -648,15 +652,15 @@ def conclusion(runs:pd.DataFrame, bench:pd.DataFrame|None=None, paper:dict|None=
                          "say whether tying pays under DP-SGD; what follows is what they measured, not an answer.")
     if len(G) and not bad: trust.append(f"All {len(G)} of its gates passed.")
     p = C[C.primary]
-    found.append(primary_summary(runs, presets) if len(p) else "No primary comparison was declared for these runs (a preset's `primary`)."
+    found.append(primary_summary(runs, presets, C) if len(p) else "No primary comparison was declared for these runs (a preset's `primary`)."
                  if C.attrs.get("primary") is None else f"The declared primary comparison could not be made: {C.attrs.get('note') or 'no tied/untied pair'}.")
     task = p.task.iloc[0] if len(p) else runs.task.iloc[0]
     ch = runs[runs.task == task].chance.dropna()
-    if control_summary(C): found.append(control_summary(C, float(ch.mean()) if len(ch) else None))
+    found += [x for x in [control_summary(C, float(ch.mean()) if len(ch) else None)] if x]
     means = _arm_means(runs, task, primary=p.setting.iloc[0] if len(p) else None)
     if means:
         found.append(f"Mean dev accuracy on {task}, tied / untied: " + "; ".join(means) + (f" (majority class {num(ch.mean(), 1)}%)." if len(ch) else "."))
-    if mechanism_summary(C): mech.append(mechanism_summary(C))
+    mech += [x for x in [mechanism_summary(C)] if x]
     if len(p):
         X = gap_differences(p.iloc[0], paper)
         if len(X): regime.append(f"The paper is a different regime ({runs.model.iloc[0]} against its 5–8 times larger models, "

@@ -82,8 +82,7 @@ def eval_table(runs:pd.DataFrame) -> pd.DataFrame:
     return df.drop(columns="other") if (df["other"] == "").all() else df
 
 def _mechanism(runs:pd.DataFrame, key:tuple) -> dict:
-    "The cross term's largest per-example share (tied) and the head's drift (untied) of one task, model, regime, arm, ε and variant."
-    runs = with_variants(runs)
+    "The cross term's largest per-example share (tied) and the head's drift (untied) of one task, model, regime, arm, ε and variant (`runs` with their `variant`, from `with_variants`)."
     g = runs[(runs.task == key[0]) & (runs.model == key[1]) & (runs.regime == key[2]) & (runs.arm == key[3]) & (runs.eps_label == key[4]) & (runs.variant == key[5])]
     cs, d = g.cross_share_max.max() if key[3] == "tied" else math.nan, g.head_drift.mean()
     return {"largest cross share": pct(cs) if np.isfinite(cs) else "–",
@@ -93,7 +92,7 @@ def norms_summary(runs:pd.DataFrame) -> pd.DataFrame:
     "Section (d) as a table: each component's share of ‖g_i‖² in % [95% CI] per task, model, regime, arm and ε, the largest per-example cross share and the head's drift."
     T = norms_table(runs)
     if not len(T): return pd.DataFrame()
-    comps, out = part_keys(T.component)[0], []
+    comps, out, rv = part_keys(T.component)[0], [], with_variants(runs)
     for (task, model, regime, arm, el, var), g in T.groupby(["task", "model", "regime", "arm", "eps_label", "variant"], sort=False):
         g = g.set_index("component")
         row = dict(task=task, model=model, regime=regime, arm=arm, ε=el, other=var, runs=int(g.n.max()))
@@ -101,7 +100,7 @@ def norms_summary(runs:pd.DataFrame) -> pd.DataFrame:
             nd = 1 if k not in g.index or abs(g.share[k]) >= 5e-4 else 4
             row[part_label(k)] = (pct(g.share[k]) + (f" [{ci_text(100 * g.lo[k], 100 * g.hi[k], nd)}]" if np.isfinite(g.lo[k]) else "")
                                   if k in g.index else "–")
-        out.append(dict(row, **_mechanism(runs, (task, model, regime, arm, el, var))))
+        out.append(dict(row, **_mechanism(rv, (task, model, regime, arm, el, var))))
     df = pd.DataFrame(out)
     return df[[c for c in df if c not in ("largest cross share", "‖H − E‖/‖E₀‖", "other") or (df[c].replace("", "–") != "–").any()]]
 

@@ -25,12 +25,13 @@ __all__ = ['TASK_ORDER', 'GLUE_TRAIN_ROWS', 'SPENT_RTOL', 'NONPRIVATE_IGNORED', 
            'NORMS_COLUMNS', 'BY_HAND', 'ACCOUNTANT_COLUMNS', 'task_key', 'eps_key', 'is_dp', 'eps_text', 'sigma_label',
            'spent_epsilon', 'run_epsilon', 'arm_of', 'setting_of', 'part_index', 'part_keys', 'part_label', 'run_parts',
            'part_shares', 'MissingKey', 'get_key', 'chance_of', 'eval_fields', 'predicts_one_class', 'unpack_bits',
-           'mechanism_fields', 'run_row', 'claims_nothing', 'load_runs', 't_interval', 'with_variants', 'summarise',
-           'paired_diffs', 'holm', 'tost', 'mde', 'mcnemar', 'check_primary', 'primary_of', 'check_control',
-           'control_of', 'comparisons', 'check_gates', 'select_runs', 'preset_of', 'gate_base', 'presets_or_default',
-           'evaluate_gates', 'failed_gates', 'probe_accuracy', 'headroom', 'history_frame', 'parts_frame',
-           'evals_frame', 'mode_order', 'bench_status', 'load_bench', 'bench_groups', 'find_paper', 'load_paper',
-           'paper_gaps', 'paper_gap_tests', 'paper_steps', 'paper_memory', 'norms_table', 'accountant_table']
+           'mechanism_fields', 'run_row', 'claims_nothing', 'unclaimed', 'load_runs', 't_interval', 'with_variants',
+           'summarise', 'paired_diffs', 'holm', 'tost', 'mde', 'mcnemar', 'check_primary', 'primary_of',
+           'check_control', 'control_of', 'comparisons', 'check_gates', 'select_runs', 'preset_of', 'gate_base',
+           'presets_or_default', 'evaluate_gates', 'failed_gates', 'probe_accuracy', 'headroom', 'history_frame',
+           'parts_frame', 'evals_frame', 'mode_order', 'bench_status', 'load_bench', 'bench_groups', 'find_paper',
+           'load_paper', 'paper_gaps', 'paper_gap_tests', 'paper_steps', 'paper_memory', 'norms_table',
+           'accountant_table']
 
 # %% ../nbs/09_results.ipynb #ba47babc
 TASK_ORDER = ("sst2", "qnli", "qqp")
@@ -261,10 +262,13 @@ def claims_nothing(m) -> bool:
     priv = (m or {}).get("privacy") or {}
     return "covers" in priv and priv["covers"] is None
 
+def unclaimed(runs:pd.DataFrame) -> pd.Series:
+    "Which private runs say their ε covers nothing (`claims_nothing`): an emulation that is no private release, kept out of every ε label and privacy configuration of the rest."
+    return (runs.private & runs.metrics.map(claims_nothing)).astype(bool) if len(runs) else pd.Series(dtype=bool)
+
 def _one_label(df:pd.DataFrame) -> pd.DataFrame:
     "Every private run of a setting labelled alike: when any of them is labelled by what it spent, all are, by the most any of them spent; a run whose ε covers nothing (an emulation's ∞) keeps its own label and relabels no other."
-    claimed = ~df.metrics.map(claims_nothing).astype(bool)
-    for _, g in df[df.private & claimed].groupby("setting", sort=False):
+    for _, g in df[df.private & ~unclaimed(df)].groupby("setting", sort=False):
         if g.eps_label.map(_by_target).all(): continue
         sp = max((spent_epsilon(dict(epsilon_prv=a, epsilon_rdp=b)) for a, b in zip(g.eps_prv, g.eps_rdp)),
                  key=lambda x: -math.inf if math.isnan(x) else x)
@@ -961,7 +965,7 @@ ACCOUNTANT_COLUMNS = ["task", "target ε", "σ", "q", "steps", "δ", "ε (RDP)",
 
 def accountant_table(runs:pd.DataFrame) -> pd.DataFrame:
     "Per distinct privacy configuration: target ε, σ, q, steps, δ, the ε spent by RDP and by PRV, and how many runs; a run whose ε covers nothing (an emulation that is no private release) is no configuration of it."
-    r = runs[runs.private & ~runs.metrics.map(claims_nothing).astype(bool)] if len(runs) else runs
+    r = runs[runs.private & ~unclaimed(runs)] if len(runs) else runs
     if not len(r): return pd.DataFrame(columns=ACCOUNTANT_COLUMNS)
     r = r.assign(_k=[(t, e, round(s or 0, 6), round(q or 0, 8), st, d) for t, e, s, q, st, d in
                      zip(r.task, r.epsilon, r.sigma, r.sample_rate, r.steps, r.delta)])
