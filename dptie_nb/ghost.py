@@ -19,7 +19,7 @@ from .rules import RULES, Rule, register_rule, linear_rule, _fallback_grads, _is
 
 # %% auto #0
 __all__ = ['TIED_NORMS', 'BATCH_ARGS', 'RHO', 'GRAM_RTOL', 'per_example_grads', 'clip_reference', 'count_param_uses',
-           'GhostClipper', 'ieee_matmul', 'verify_rtol_for']
+           'check_materialised', 'GhostClipper', 'ieee_matmul', 'verify_rtol_for']
 
 # %% ../nbs/04_ghost.ipynb #ce234d94
 def per_example_grads(losses:Tensor, # [B] one loss per example
@@ -104,6 +104,13 @@ def _broadcast_embeddings(model) -> list:
 # %% ../nbs/04_ghost.ipynb #d4000007
 TIED_NORMS = ('exact', 'triangle', 'one-use')  # how a tied matrix's per-example norm is formed: the truth, and two emulations
 
+def check_materialised(model:nn.Module):
+    "Fail on a model whose weights do not exist yet (meta device), naming what to do"
+    if any(p.is_meta for p in model.parameters()):
+        raise ValueError("the model has parameters on the meta device (created without memory, e.g. under "
+                         "torch.device('meta') or init_empty_weights): materialise and load its weights first "
+                         "(model.to_empty(device='cpu') then load_state_dict, or from_pretrained without low_cpu_mem_usage)")
+
 class GhostClipper:
     "Hooks `model`: `backward(losses)` adds `Σ_i c_i g_i`, `c_i ≤ min(1, C/‖g_i‖)`, into every trainable `p.grad` (or a dict)"
     def __init__(self,
@@ -111,7 +118,7 @@ class GhostClipper:
                  max_grad_norm:float,       # clipping norm C
                  mode:str='auto',           # 'auto' (2T² < mn rule), 'ghost' or 'materialize' for every factored parameter
                  check_unseen:bool=True,    # walk the autograd graph and fail on parameter uses no hook saw
-                 verify:bool|int=False,     # check per-example gradients by autograd: True (all), or k (the first k examples' norms)
+                 verify:bool|int=False,     # check per-example gradient norms against autograd of each loss: True (all), or k (the first k)
                  verify_rtol:float|None=None,  # tolerance of `verify` (default 1e-8 in float64, 1e-4 in float32)
                  input_embeddings:nn.Module|None=None,   # uses reported as 'embed_in' (default `model.get_input_embeddings()`)
                  output_embeddings:nn.Module|None=None,  # uses reported as 'embed_out' (default `model.get_output_embeddings()`)
@@ -120,6 +127,7 @@ class GhostClipper:
                  exact_sums:bool=False,     # form dense clipped sums in float64 too (default: at least float32, with a rounding margin)
                  tied_norm:str='exact',     # a tied matrix's norm: 'exact', or the emulations 'triangle' (DP, over-clips), 'one-use' (NOT private)
                 ):
+        check_materialised(model)
         self._set_max_grad_norm(max_grad_norm)
         _verify_count(verify, 1)
         if isinstance(batch_args, str) or not all(isinstance(a, str) for a in batch_args):
@@ -176,6 +184,10 @@ class GhostClipper:
         self.last_verified = 0
         self.clear()
 
+    @property
+    def private(self) -> bool:
+        "Whether every example's release is bounded by C: False only for the 'one-use' emulation, which is no DP mechanism"
+        return self.tied_norm != 'one-use'
     @property
     def max_grad_norm(self) -> float:
         "The clipping norm C (read-only: it is part of the DP mechanism)"
