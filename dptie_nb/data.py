@@ -169,7 +169,7 @@ def holdout_split(data:EncodedTask, # a training split from `load_task`
 # %% ../nbs/01_data.ipynb #089afcb0
 class _Draws:
     "What a sampler has handed out: the next step it may draw, how many batches, the last one (mutable, inside a frozen sampler)"
-    def __init__(self): self.next, self.count, self.last = 0, 0, None
+    def __init__(self): self.next, self.count, self.last, self.restored = 0, 0, None, False
 
 @dataclass(frozen=True)
 class PoissonSampler:
@@ -189,6 +189,11 @@ class PoissonSampler:
         if isinstance(step, bool) or not isinstance(step, (int, np.integer)) or step < 0:
             raise ValueError(f"step={step!r} must be an integer >= 0 (the run's global step)")
         d = self._draws
+        if step > 0 and not d.count and not d.restored:
+            raise ValueError(f"step {step} would be this sampler's first draw: a run that goes on from step {step} must first "
+                             "restore its privacy state (PrivateTraining.load_state_dict, or DPOptimizer.load_state_dict of "
+                             "what DPOptimizer.state_dict saved), so that its ledger counts the steps before and its batches "
+                             "and noise continue rather than restart. A new run starts at step 0")
         if step < d.next:
             raise ValueError(f"step {step}'s Poisson batch was drawn already (this sampler has handed out steps up to "
                              f"{d.next - 1}): a replayed batch is a second use of the same examples that the ledger does "
@@ -220,6 +225,20 @@ class PoissonSampler:
         return self._draws.next - 1 if self._draws.count else None
     @property
     def expected_batch_size(self) -> float: return self.q * self.n
+    def state_dict(self) -> dict:
+        "What this sampler is (N, q, seed, source) and where it stands (the next step it may draw, batches handed out)"
+        return dict(n=int(self.n), q=float(self.q), seed=int(self.seed), secure=bool(self.secure),
+                    next=int(self._draws.next), count=int(self._draws.count))
+    def load_state_dict(self, sd:dict):
+        "Go on from `state_dict()` of the same sampler: refused for another N, q, seed or source, or once this one has drawn"
+        mine = self.state_dict()
+        if not isinstance(sd, dict) or set(sd) != set(mine):
+            raise ValueError(f"not a PoissonSampler state: expected the keys {sorted(mine)}, got {sorted(sd) if isinstance(sd, dict) else type(sd).__name__}")
+        diff = [f"{k} {sd[k]!r} (saved) vs {mine[k]!r} (here)" for k in ("n", "q", "seed", "secure") if sd[k] != mine[k]]
+        if diff: raise ValueError(f"the saved sampler is another one: {'; '.join(diff)}. Resume with the settings it was made with")
+        if self._draws.count: raise RuntimeError("this sampler has drawn batches already: load a saved state into a new one, before its first draw")
+        d = self._draws
+        d.next, d.count, d.last, d.restored = int(sd["next"]), int(sd["count"]), None, True
 
 @dataclass
 class ShuffledSampler:

@@ -4,8 +4,9 @@
 
 # %% ../nbs/05_dpoptim.ipynb #a2fb1ba3
 from __future__ import annotations
-import hashlib, math, os, warnings
+import hashlib, math, os, secrets, warnings
 from concurrent.futures import ThreadPoolExecutor
+from contextlib import contextmanager
 from dataclasses import dataclass
 import numpy as np
 import torch, torch.nn as nn
@@ -18,8 +19,8 @@ from .accountant import PrivacyLedger, check_delta_for, noise_multiplier, paper_
 from .data import PoissonSampler, poisson_plan
 
 # %% auto #0
-__all__ = ['VERIFY_EXAMPLES', 'NOISE_CHUNK', 'SEEDED_WARNING', 'Mechanism', 'DPOptimizer', 'stream_seed', 'PrivateTraining',
-           'make_private']
+__all__ = ['VERIFY_EXAMPLES', 'CHECK_RATE', 'LATER_SINGLES', 'STATE_KEY', 'NOISE_CHUNK', 'Mechanism', 'DPOptimizer',
+           'noise_key_for', 'stream_seed']
 
 # %% ../nbs/05_dpoptim.ipynb #eec52cf7
 @dataclass(frozen=True)
@@ -36,6 +37,9 @@ def _check_number(x, name:str, what:str, zero_ok:bool=False) -> float:
     return float(x)
 
 VERIFY_EXAMPLES = 16  # examples of the first micro-batch of >= 2 checked against per-example autograd
+CHECK_RATE = 0.1      # after the first, the share of steps whose first micro-batch of >= 2 is checked for locality again
+LATER_SINGLES = 4     # examples of such a later micro-batch recomputed alone
+STATE_KEY = "dptie"   # the key of the privacy state in `DPOptimizer.state_dict()`, beside torch's 'state' and 'param_groups'
 
 class DPOptimizer:
     "DP-SGD around `optimizer`: clipped sums held here, N(0, σ²C²) once per logical batch, divided by q·N, then `optimizer.step()`"
@@ -46,16 +50,22 @@ class DPOptimizer:
                  max_grad_norm:float|None=None,     # C (default: the clipper's; required with a model)
                  *,
                  expected_batch_size:float,         # q·N, what the noisy sum is divided by
-                 generator:torch.Generator|None=None, # draw the noise from this generator (reproducible research runs)
+                 generator:torch.Generator|None=None, # seed the noise key from this generator, mixed with a fresh nonce (research runs)
                  secure:bool=False,                 # draw it from generators seeded from os.urandom at every step
+                 noise_key:int|None=None,           # an explicit key: runs given one key add the SAME noise (common random numbers; not jointly private)
                  distributed:bool|None=None,        # sum the clipped sums over the ranks (None: when a process group of >1 is up)
                  sampler:PoissonSampler|None=None,  # checked at every step: exactly one fresh draw, every drawn example once
                  ledger:PrivacyLedger|None=None,    # counts every step this optimizer takes (needs the sampler's q)
-                 check_first_step:bool=True,        # check the first micro-batch of >= 2 examples against autograd
+                 check_first_step:bool=True,        # check the first micro-batch of >= 2 examples against autograd, and locality later
+                 check_rate:float=CHECK_RATE,       # the share of later steps whose first micro-batch of >= 2 is checked for locality
                  **clipper_kw):                     # passed to `GhostClipper` when a model is given
         sigma = _check_number(noise_multiplier, "noise_multiplier", "σ", zero_ok=True)
         ebs = _check_number(expected_batch_size, "expected_batch_size", "q·N, what the noisy sum is divided by")
-        if generator is not None and secure: raise ValueError("pass a generator or secure=True, not both")
+        if secure and (generator is not None or noise_key is not None):
+            raise ValueError("secure=True draws every noise stream from os.urandom: pass no generator and no noise_key")
+        if generator is not None and noise_key is not None: raise ValueError("pass a generator or a noise_key, not both")
+        if not (isinstance(check_rate, (int, float)) and not isinstance(check_rate, bool) and 0 <= check_rate <= 1):
+            raise ValueError(f"check_rate={check_rate!r}: a share of steps, in [0, 1]")
         if distributed and not is_distributed():
             raise ValueError("distributed=True needs a torch.distributed process group of more than one process "
                              "(dptie_nb.distributed.init_from_env under torchrun)")
@@ -76,11 +86,18 @@ class DPOptimizer:
         else:
             if max_grad_norm is None: raise ValueError("max_grad_norm is required when a model is given")
             self.clipper, self._own = GhostClipper(clipper_or_model, max_grad_norm, **clipper_kw), True
+        if ledger is not None and not self.clipper.private:
+            if self._own: self.clipper.detach()
+            raise ValueError(f"the clipper's tied_norm={self.clipper.tied_norm!r} is an emulation that releases more than C for "
+                             "an example: it is no DP mechanism, so no ledger may count an ε for it. Use tied_norm='exact' "
+                             "(or 'triangle'), or run the emulation without a ledger (train() records its ε as infinite)")
         self.optimizer = optimizer
         self._mech = Mechanism(sigma, self.clipper.max_grad_norm, ebs, None if sampler is None else float(sampler.q))
         self._generator, self._secure, self._sampler, self._ledger = generator, bool(secure), sampler, ledger
-        self._noise_key = None if secure else _noise_key(generator)   # seeded: streams keyed by (key, step, name, chunk)
-        self._sums, self._digests, self._examples = {}, set(), 0
+        self._noise_key, self._shared = _choose_key(generator, noise_key, secure)  # streams keyed by (key, step, name, chunk)
+        self._keyed_by = 'secure' if secure else 'key' if noise_key is not None else 'generator' if generator is not None else 'os'
+        self._sums, self._digests, self._examples, self._ids, self._warned_ids = {}, set(), 0, set(), False
+        self._check_rate, self._check_gen, self._due, self.locality_checks = float(check_rate), np.random.default_rng(secrets.randbits(128)), False, 0
         self._draws_seen = 0 if sampler is None else sampler.draws
         self._check_first, self.first_step_check = bool(check_first_step), None
         try: self._check_same_params(ValueError); self._check_no_grads(ValueError)
@@ -101,8 +118,12 @@ class DPOptimizer:
     ledger = property(lambda self: self._ledger, doc="the ledger that counts every step, if any")
     distributed = property(lambda self: self._distributed, doc="whether the clipped sums are summed over ranks")
     examples = property(lambda self: self._examples, doc="examples backpropagated in the logical batch under way (this rank)")
+    noise_key = property(lambda self: self._noise_key, doc="the key of the noise streams (None when secure): whoever knows it knows the noise")
+    shared_noise = property(lambda self: self._shared, doc="whether the key was given (noise_key=): runs given one key share their noise")
     @property
-    def noise_source(self) -> str: return 'secure' if self._secure else 'generator' if self._generator is not None else 'global'
+    def noise_source(self) -> str:
+        "'secure' (os.urandom per stream), 'key' (a given key), 'generator' (seeded, with a fresh nonce) or 'os' (a key from os.urandom)"
+        return self._keyed_by
     @property
     def noise_std(self) -> float:
         "Std of the noise in the averaged gradient, σC/(qN)"
@@ -116,14 +137,17 @@ class DPOptimizer:
         return self.clipper.last_stats
 
     def set_mechanism(self, noise_multiplier:float|None=None, max_grad_norm:float|None=None):
-        "Change σ and/or C between logical batches (adaptive clipping, noise schedules): the ledger counts the next steps at the new σ"
+        "Change σ between logical batches (a noise schedule fixed in advance): the ledger counts the next steps at the new σ. C is fixed"
+        if max_grad_norm is not None and max_grad_norm != self.max_grad_norm:
+            raise ValueError("C is fixed for the whole run: adaptive clipping sets C from the per-example norms, which are "
+                             "un-noised (backward returns them), so the next release's noise scale would leak them while the "
+                             "ledger reported the same ε. A private C needs a noised quantile estimate whose cost is counted "
+                             "(Andrew et al. 2021), which dptie does not offer: choose C before the run")
         if self._examples or self._sums:
-            raise RuntimeError("set_mechanism during a logical batch: its examples were clipped at the old C. Change the "
+            raise RuntimeError("set_mechanism during a logical batch: its examples were clipped already. Change the "
                                "mechanism after step() (or zero_grad()) and before the next backward")
         sigma = self.noise_multiplier if noise_multiplier is None else _check_number(noise_multiplier, "noise_multiplier", "σ", zero_ok=True)
-        C = self.max_grad_norm if max_grad_norm is None else _check_number(max_grad_norm, "max_grad_norm", "C")
-        self.clipper._set_max_grad_norm(C)
-        self._mech = Mechanism(sigma, C, self.expected_batch_size, self.sample_rate)
+        self._mech = Mechanism(sigma, self.max_grad_norm, self.expected_batch_size, self.sample_rate)
 
     def _check_mechanism(self):
         "Fail unless what is about to run is the mechanism the ledger will count"
@@ -140,7 +164,7 @@ class DPOptimizer:
         "Drop the logical batch under way: its clipped sums, every clipped parameter's `p.grad`, its example count"
         self.optimizer.zero_grad(set_to_none=True)
         for p in self.clipper.params: p.grad = None
-        self._sums, self._digests, self._examples = {}, set(), 0
+        self._sums, self._digests, self._examples, self._ids = {}, set(), 0, set()
         self.clipper.reset_marks(); self.clipper.clear()
 
     def _check_same_params(self, err=RuntimeError):
@@ -170,8 +194,6 @@ class DPOptimizer:
                       "the clipped sums in its own buffers and writes p.grad only inside step(), after the noise, so "
                       "whatever is there would be released unclipped. Call zero_grad() and redo the batch")
 
-    def state_dict(self): return self.optimizer.state_dict()
-    def load_state_dict(self, sd): self.optimizer.load_state_dict(sd)
     def detach(self):
         "Remove the hooks of a clipper this optimizer created"
         if self._own: self.clipper.detach()
@@ -182,61 +204,111 @@ def _locality_rtol(dt:torch.dtype) -> float:
     return 1e-8 if dt == torch.float64 else 1e-4 if dt == torch.float32 else 2e-2
 
 @patch
+def _check_due(self:DPOptimizer, losses) -> bool:
+    "Whether this micro-batch is checked: the run's first of >= 2 examples, or the first of a step drawn for a later check"
+    if not (self._check_first and isinstance(losses, Tensor) and losses.dim() == 1 and len(losses) >= 2): return False
+    return self.first_step_check is None or self._due
+
+@patch
 def backward(self:DPOptimizer,
              losses:Tensor,                # [B] one loss per example, from the forward since the last backward
              recompute:callable|None=None, # `recompute(pos)` -> the losses of positions `pos` of this micro-batch, in a forward of their own
+             indices=None,                 # the examples' ids (e.g. indices into the data set): each at most once per step
             ) -> Tensor:                   # [B] per-example gradient norms
     "Clip one micro-batch's per-example gradients into this optimizer's buffers (never `p.grad`); the norms"
     self._check_mechanism(); self._check_same_params(); self._check_no_grads()
-    check = self._check_first and self.first_step_check is None and isinstance(losses, Tensor) and losses.dim() == 1 and len(losses) >= 2
-    if check and recompute is None:
-        raise ValueError("the first micro-batch of two or more examples is checked before anything is released: pass "
-                         "recompute=f, where f(pos) returns the losses of positions pos of this micro-batch computed in a "
-                         "forward of their own (e.g. lambda pos: loss_fn(model, batch[pos])), so that a loss which "
-                         "depends on the rest of the batch is caught; or DPOptimizer(..., check_first_step=False) if "
-                         "you have checked the model and the loss yourself")
+    if self._check_first and isinstance(losses, Tensor) and losses.dim() == 1 and len(losses) >= 2 and recompute is None:
+        raise ValueError("micro-batches of two or more examples are checked for loss locality (the first one, then at random "
+                         f"later steps, a share CHECK_RATE = {self._check_rate:g} of them): pass recompute=f on every backward, "
+                         "where f(pos) returns the losses of positions pos of this micro-batch computed in a forward of their "
+                         "own (e.g. lambda pos: loss_fn(model, batch[pos])), so that a loss which depends on the rest of the "
+                         "batch is caught; or DPOptimizer(..., check_first_step=False) if you have checked the model and the "
+                         "loss yourself. make_private(..., loss_fn=...) does all of this for you")
+    ids = self._declare(indices, losses)
     d = self.clipper.pending_digest()
     if d is not None and d in self._digests:
         self.clipper.clear()
         raise RuntimeError("this micro-batch's inputs were backpropagated already in this logical batch: one backward per "
                            "example per step (a second one would add its clipped gradient twice, 2C). It was not clipped "
                            "or added; call backward once per micro-batch, then step()")
+    check = self._check_due(losses)
+    first = check and self.first_step_check is None
     # checked micro-batch: clipped into a scratch dict, kept only once the check passed; the others straight into the buffers
     sums = {} if check else self._sums
-    if check: self.clipper.verify = VERIFY_EXAMPLES
+    if first: self.clipper.verify = VERIFY_EXAMPLES
     try: norms = self.clipper.backward(losses, into=sums)
     finally:
-        if check: self.clipper.verify = False
+        if first: self.clipper.verify = False
     if check:
-        self._check_locality(losses, recompute)
+        self._check_locality(losses, recompute, first)
         for pid, s in sums.items(): self._sums[pid] = self._sums[pid].add_(s) if pid in self._sums else s
     if d is not None: self._digests.add(d)
+    self._ids |= ids
     self._examples += len(losses)
     return norms
 
 @patch
-def _check_locality(self:DPOptimizer, losses:Tensor, recompute):
-    "Fail unless each checked example's loss is the same computed with fewer examples: the first step's check, part two"
-    k = min(len(losses), VERIFY_EXAMPLES)
-    model, was = self.clipper.model, self.clipper.model.training
+def _declare(self:DPOptimizer, indices, losses) -> set:
+    "The ids a backward declares, checked: one per loss, none twice in this logical batch (nor outside its Poisson draw)"
+    if indices is None:
+        if self._sampler is None and not self._warned_ids:
+            self._warned_ids = True
+            warnings.warn("DPOptimizer without a sampler and without backward(..., indices=): it cannot tell whether an "
+                          "example is backpropagated twice in one step (its gradient would count 2C). Pass each "
+                          "micro-batch's example ids as indices=, or use make_private", stacklevel=3)
+        return set()
+    ids = [int(i) for i in np.asarray(indices).reshape(-1)]
+    if len(ids) != len(losses): raise ValueError(f"indices has {len(ids)} ids for {len(losses)} losses: one id per example")
+    twice = sorted((set(ids) & self._ids) | {i for i in ids if ids.count(i) > 1})
+    if twice:
+        self.clipper.clear()
+        raise RuntimeError(f"example(s) {twice[:5]} were backpropagated already in this logical batch: one backward per example "
+                           "per step (a second would add its clipped gradient twice, 2C). This micro-batch was not clipped or added")
+    if self._sampler is not None and self._sampler.last_batch is not None and not set(ids) <= set(self._sampler.last_batch.tolist()):
+        self.clipper.clear()
+        raise RuntimeError("indices holds examples outside the step's Poisson batch: train on sampler.batch(step) only")
+    return set(ids)
+
+@contextmanager
+def _deterministic_train_mode(model:nn.Module):
+    "The model in its own training mode with every dropout probability 0, and torch's RNG untouched afterwards"
+    drops = [m for m in model.modules() if isinstance(m, nn.modules.dropout._DropoutNd)]
+    ps = [m.p for m in drops]
+    devs = sorted({p.device.index or 0 for p in model.parameters() if p.device.type == 'cuda'})
+    with torch.random.fork_rng(devices=devs):
+        try:
+            for m in drops: m.p = 0.0
+            with torch.no_grad(): yield
+        finally:
+            for m, p in zip(drops, ps): m.p = p
+
+@patch
+def _check_locality(self:DPOptimizer, losses:Tensor, recompute, first:bool):
+    "Fail unless each checked example's loss, computed alone, is its loss in the whole micro-batch: in the model's training mode, dropout off"
+    B, model = len(losses), self.clipper.model
     rtol = _locality_rtol(self.clipper.last_autocast or losses.dtype)   # under autocast, a smaller batch may round the bf16 activations differently
-    pos = np.arange(k)
-    try:
-        model.eval()
-        with torch.no_grad():
-            full = torch.as_tensor(recompute(pos)).detach().double().flatten().cpu()
-            part = torch.cat([torch.as_tensor(recompute(h)).detach().double().flatten().cpu() for h in (pos[:k // 2], pos[k // 2:])])
-    finally: model.train(was)
-    if full.shape != (k,) or part.shape != (k,):
-        raise ValueError(f"recompute(pos) must return one loss per position: got {tuple(full.shape)} for {k} positions")
-    err = float(((full - part).abs() / full.abs().clamp_min(1e-12)).max())
+    solo = np.arange(min(B, VERIFY_EXAMPLES)) if first else np.sort(self._check_gen.choice(B, min(B, LATER_SINGLES), replace=False))
+    def run(pos):
+        out = torch.as_tensor(recompute(pos)).detach().double().flatten().cpu()
+        if out.shape != (len(pos),): raise ValueError(f"recompute(pos) must return one loss per position: got {tuple(out.shape)} for {len(pos)} positions")
+        return out
+    with _deterministic_train_mode(model):
+        full = run(np.arange(B))
+        if first and run(np.arange(B)).sub(full).abs().max() > rtol * full.abs().max():
+            raise RuntimeError("the model's training-mode forward gives different losses for the same examples with every "
+                           "nn.Dropout at p = 0: it draws random numbers some other way (a functional dropout?), so "
+                           "the locality check cannot compare. Make its randomness a Dropout module, or train in eval mode")
+        alone = torch.cat([run(np.array([i])) for i in solo])
+    err = float(((full[solo] - alone).abs() / full[solo].abs().clamp_min(1e-12)).max())
     if err > rtol:
-        raise RuntimeError(f"an example's loss changes when it is computed with fewer examples (relative change {err:.2g} > "
-                           f"{rtol:.0e}): the loss depends on the rest of the batch through a path the gradient check cannot "
-                           "see, e.g. (ce * mask).sum(1) / mask.sum() divides by the batch's token count. Then one example "
-                           "moves every other example's clipped gradient and C bounds nothing. Reduce each example by its "
-                           "own count: (ce * mask).sum(1) / mask.sum(1)")
-    self.first_step_check = dict(examples=int(self.clipper.last_verified), rtol=self.clipper.verify_tolerance)
+        raise RuntimeError(f"an example's loss changes when it is computed without the rest of its micro-batch (relative change "
+                           f"{err:.2g} > {rtol:.0e}, in the model's {'training' if model.training else 'eval'} mode): the loss "
+                           "depends on the other examples through a path the gradient check cannot see, e.g. "
+                           "(ce * mask).sum(1) / mask.sum() divides by the batch's token count, (ce * mask).mean(1) by its "
+                           "padded length. Then one example moves every other example's clipped gradient and C bounds "
+                           "nothing. Reduce each example by its own count: (ce * mask).sum(1) / mask.sum(1)")
+    self.locality_checks += 1; self._due = False
+    if first: self.first_step_check = dict(examples=int(self.clipper.last_verified), rtol=self.clipper.verify_tolerance)
 
 # %% ../nbs/05_dpoptim.ipynb #711da358
 NOISE_CHUNK = 1 << 22  # elements per noise stream: fixed, so the noise does not depend on the number of threads
@@ -247,10 +319,27 @@ def _buffers(self:DPOptimizer, ps) -> list:
     return [self._sums.pop(id(p)) if id(p) in self._sums else torch.zeros(p.shape, dtype=sum_dtype(p.dtype), device=p.device)
             for p in ps]
 
-def _noise_key(generator:torch.Generator|None) -> int:
-    "The key of a seeded optimizer's noise streams: one draw from `generator` (or torch's global one) when it is built"
-    dev = generator.device if generator is not None else 'cpu'
-    return int(torch.randint(0, 2**62, (1,), generator=generator, device=dev).item())
+def _noise_key(generator:torch.Generator) -> int:
+    "One draw of 62 bits from a seeded `generator`"
+    return int(torch.randint(0, 2**62, (1,), generator=generator, device=generator.device).item())
+
+def noise_key_for(seed:int, device:str|torch.device='cpu') -> int:
+    "The common-random-numbers key of `seed`: runs given `noise_key=noise_key_for(seed)` add the same noise (the study's paired arms)"
+    return _noise_key(torch.Generator(device).manual_seed(int(seed)))
+
+def _mix_key(key:int, nonce:int) -> int:
+    "A key from a seeded key and a fresh nonce: 62 bits of sha256"
+    return int.from_bytes(hashlib.sha256(f"dptie-key:{key}:{nonce}".encode()).digest()[:8], 'little') >> 2
+
+def _choose_key(generator, noise_key, secure:bool) -> tuple[int|None, bool]:
+    "(key, shared): none when secure; a given key, shared; else a seeded draw mixed with a fresh nonce, or 62 bits of os.urandom"
+    if secure: return None, False
+    if noise_key is not None:
+        if isinstance(noise_key, bool) or not isinstance(noise_key, (int, np.integer)) or not 0 <= noise_key < 2**63:
+            raise ValueError(f"noise_key={noise_key!r}: an integer in [0, 2^63), e.g. dptie_nb.dpoptim.noise_key_for(seed)")
+        return int(noise_key), True
+    if generator is not None: return _mix_key(_noise_key(generator), secrets.randbits(64)), False
+    return secrets.randbits(62), False
 
 def stream_seed(key:int, step:int, name:str, chunk:int) -> int:
     "The seed of one noise stream: a hash of (key, step, parameter name, chunk), so two models share the noise of the parameters they share"
@@ -340,9 +429,65 @@ def step(self:DPOptimizer, closure=None):
     self.steps += 1
     self.last_batch_examples = self._examples
     if self._sampler is not None: self._draws_seen = self._sampler.draws
+    self._due = self._check_first and self.first_step_check is not None and self._check_gen.random() < self._check_rate
     try:
         with torch.profiler.record_function("dptie::optimizer"): self.optimizer.step()
     finally: self.zero_grad()
+
+# %% ../nbs/05_dpoptim.ipynb #1f942ce1
+@patch
+def state_dict(self:DPOptimizer) -> dict:
+    "The inner optimizer's state and, under `STATE_KEY`, the privacy state: steps, noise key, mechanism, ledger, sampler position"
+    sd = self.optimizer.state_dict()
+    sd[STATE_KEY] = dict(version=1, steps=self.steps, noise_key=self._noise_key, shared_noise=self._shared,
+                         noise_source=self._keyed_by, secure=self._secure, tied_norm=self.clipper.tied_norm,
+                         mechanism=dict(noise_multiplier=self.noise_multiplier, max_grad_norm=self.max_grad_norm,
+                                        expected_batch_size=self.expected_batch_size, sample_rate=self.sample_rate),
+                         ledger=None if self._ledger is None else self._ledger.to_dict(),
+                         sampler=None if self._sampler is None else self._sampler.state_dict(),
+                         first_step_check=self.first_step_check, locality_checks=self.locality_checks)
+    return sd
+
+def _progress(sd:dict) -> bool:
+    "Whether a torch optimizer state shows steps taken (Adam's step counts, SGD's momentum buffers)"
+    return any(len(v) for v in (sd.get("state") or {}).values())
+
+@patch
+def _check_restorable(self:DPOptimizer, st:dict):
+    "Fail unless `st` (a `state_dict()[STATE_KEY]`) was saved by an optimizer of this one's mechanism, and this one has not started"
+    if self.steps or self._examples or self._sums or (self._ledger is not None and self._ledger.steps) or \
+       (self._sampler is not None and self._sampler.draws):
+        raise RuntimeError("this DPOptimizer has started (steps, backwards, ledger or draws): load a saved state into a fresh "
+                           "one (a new make_private with the same arguments) before its first backward")
+    mine = dict(max_grad_norm=self.max_grad_norm, expected_batch_size=self.expected_batch_size, sample_rate=self.sample_rate)
+    diff = [f"{k} {st['mechanism'][k]!r} (saved) vs {v!r} (here)" for k, v in mine.items() if st["mechanism"][k] != v]
+    diff += [f"{k} {st[k]!r} (saved) vs {v!r} (here)" for k, v in (("secure", self._secure), ("tied_norm", self.clipper.tied_norm)) if st[k] != v]
+    diff += [f"a {k} was saved but this optimizer has none, or the other way round" for k, v in (("ledger", self._ledger), ("sampler", self._sampler))
+             if (st[k] is None) != (v is None)]
+    if diff: raise ValueError(f"the saved state belongs to another mechanism: {'; '.join(diff)}. Build the optimizer as it was built")
+
+@patch
+def load_state_dict(self:DPOptimizer, sd:dict):
+    "Go on from `state_dict()`: the inner state, the ledger, the sampler's position, the noise key; a torch state without them is refused once it shows steps"
+    if STATE_KEY not in sd:
+        if _progress(sd):
+            raise RuntimeError("this optimizer state has steps but no privacy state (it is the inner torch optimizer's): resuming "
+                               "from it would restart the ledger at zero (ε would cover only the steps after the resume), draw "
+                               "step 0's batch again and, with the same seed, replay its noise. Save DPOptimizer.state_dict() "
+                               "(or PrivateTraining.state_dict()), which carries them, and load that")
+        warnings.warn("DPOptimizer.load_state_dict: a torch optimizer state without dptie's privacy state. If this run goes on "
+                      "from a checkpoint, its ledger starts at zero and ε will NOT cover the steps before it: load what "
+                      "DPOptimizer.state_dict() saved instead", stacklevel=2)
+        return self.optimizer.load_state_dict(sd)
+    st = sd[STATE_KEY]
+    if not isinstance(st, dict) or st.get("version") != 1: raise ValueError(f"unknown dptie optimizer state (version {st.get('version') if isinstance(st, dict) else st!r})")
+    self._check_restorable(st)
+    self.optimizer.load_state_dict({k: v for k, v in sd.items() if k != STATE_KEY})
+    if self._ledger is not None: self._ledger.segments = [list(s) for s in PrivacyLedger.from_dict(st["ledger"]).segments]
+    if self._sampler is not None: self._sampler.load_state_dict(st["sampler"]); self._draws_seen = self._sampler.draws
+    self._noise_key, self._shared, self._keyed_by = st["noise_key"], st["shared_noise"], st["noise_source"]
+    self._mech = Mechanism(st["mechanism"]["noise_multiplier"], self.max_grad_norm, self.expected_batch_size, self.sample_rate)
+    self.steps, self.first_step_check, self.locality_checks = int(st["steps"]), st["first_step_check"], int(st["locality_checks"])
 
 # %% ../nbs/05_dpoptim.ipynb #a81028dc
 @patch
@@ -352,65 +497,3 @@ def _reduce(self:DPOptimizer, gs:list, names:list):
     n = torch.tensor([float(self._examples)], dtype=torch.float64, device=gs[0].device if gs else "cpu")
     all_reduce_([*gs, n])
     self._examples = int(n.item())
-
-# %% ../nbs/05_dpoptim.ipynb #cf0a0007
-@dataclass(frozen=True)
-class PrivateTraining:
-    "What `make_private` returns: the DP optimizer, the Poisson sampler, the ledger the optimizer counts into, and the plan"
-    optimizer: DPOptimizer; sampler: PoissonSampler; ledger: PrivacyLedger
-    steps: int; delta: float; accountant: str
-    noise_multiplier = property(lambda self: self.optimizer.noise_multiplier, doc="σ of the steps to come")
-    sample_rate = property(lambda self: self.sampler.q, doc="q")
-    def epsilon(self, method:str|None=None) -> float:
-        "ε spent so far (by the calibrating accountant unless `method` is given)"
-        return self.ledger.epsilon(self.delta, method or self.accountant)
-    def batches(self):
-        "The planned steps' Poisson batches, one fresh draw each: `for idx in priv.batches(): ...; priv.optimizer.step()`"
-        for step in range(self.sampler._draws.next, self.steps): yield self.sampler.batch(step)
-
-def _check_model(model:nn.Module):
-    "Fail on a model whose weights do not exist yet (meta device)"
-    if any(p.is_meta for p in model.parameters()):
-        raise ValueError("the model has parameters on the meta device (created without memory, e.g. under "
-                         "torch.device('meta') or init_empty_weights): materialise and load its weights first "
-                         "(model.to_empty(device='cpu') then load_state_dict, or from_pretrained without low_cpu_mem_usage)")
-
-SEEDED_WARNING = ("make_private(seed={seed}): the noise and the Poisson batches come from generators seeded by {seed}, for "
-                  "reproducible research; against anyone who knows the seed the reported ε does not hold. For a release, "
-                  "call make_private(..., secure=True) (the default when no seed is given)")
-
-def make_private(model:nn.Module, # the model to train (its trainable parameters are clipped)
-                 optimizer:torch.optim.Optimizer, # the inner optimizer over the model's trainable parameters
-                 data, # the training set (anything with len) or its size N
-                 batch_size:float, # expected batch size q·N
-                 epochs:float, # passes over the data: steps = epochs / q
-                 target_epsilon:float, # ε to spend over those steps
-                 delta:float|None=None, # δ (None: N^-1.1, as the seed paper); must be below 1/N
-                 max_grad_norm:float=1.0, # C
-                 accountant:str="prv", # "prv" or "rdp": calibrates σ
-                 seed:int|None=None, # seeds the noise and the batches (research runs; warns); None: secure
-                 secure:bool|None=None, # noise and batches from the OS's entropy, a release (default: when no seed is given)
-                 **kw) -> PrivateTraining: # `DPOptimizer`/`GhostClipper` options (check_first_step, mode, ...)
-    "σ for a target ε, and the DP optimizer, Poisson sampler and ledger that spend it (secure unless a seed is given)"
-    _check_model(model)
-    if secure is None: secure = seed is None
-    if secure and seed is not None:
-        raise ValueError(f"secure=True draws the noise and the batches from the OS's entropy, so seed={seed!r} would be "
-                         "unused: drop seed (a release), or pass secure=False with the seed (a research run)")
-    if not secure and seed is None:
-        raise ValueError("secure=False needs a seed for its generators: make_private(..., seed=0) for a reproducible "
-                         "research run, or secure=True (the default) for a release")
-    if not secure: warnings.warn(SEEDED_WARNING.format(seed=seed), stacklevel=2)
-    n = len(data) if hasattr(data, "__len__") else data
-    if isinstance(n, bool) or not isinstance(n, (int, np.integer)) or n < 2:
-        raise ValueError(f"data={data!r:.60}: pass the training set (anything with len) or its size N, an integer >= 2")
-    n = int(n)
-    q, steps = poisson_plan(n, batch_size, epochs)
-    delta = paper_delta(n) if delta is None else check_delta_for(delta, n)
-    sigma = noise_multiplier(target_epsilon, q, steps, delta, method=accountant)
-    sampler = PoissonSampler(n, q, 0 if secure else seed, secure=secure)
-    ledger = PrivacyLedger()
-    gen = None if secure else torch.Generator().manual_seed(seed)
-    opt = DPOptimizer(optimizer, model, sigma, max_grad_norm, expected_batch_size=q * n, generator=gen, secure=secure,
-                      sampler=sampler, ledger=ledger, **kw)
-    return PrivateTraining(opt, sampler, ledger, steps, delta, accountant)
