@@ -4,7 +4,7 @@
 
 # %% ../nbs/06_bench.ipynb #0d28538f
 from __future__ import annotations
-import argparse, contextlib, importlib, inspect, io, json, math, multiprocessing, os, platform, resource, statistics, subprocess, sys, tempfile, time, traceback, warnings
+import argparse, contextlib, copy, gc, importlib, inspect, io, json, math, multiprocessing, os, platform, resource, statistics, subprocess, sys, tempfile, time, traceback, warnings
 from pathlib import Path
 
 import torch
@@ -21,17 +21,20 @@ from .engine import make_engine
 from .model import autocast_for, build_model, class_loss, lm_loss
 
 # %% auto #0
-__all__ = ['SHAPES', 'DEFAULT_MODES', 'LOSSES', 'LABEL_WORDS', 'ENGINE_OF', 'PROFILE_ROWS', 'TARGETS', 'STUDY_LOSSES',
-           'LOSS_LABELS', 'STUDY_MODES', 'STUDY_B', 'FLOPS_FORMULA', 'STUDY_QUICK', 'shape_config', 'n_params', 'plan',
-           'random_batch', 'per_example_loss', 'make_step', 'profile_step', 'profile_table', 'run_one', 'run_config',
-           'merge_repeats', 'pe_estimate_mb', 'sweep', 'ratios', 'format_ratios', 'study_settings', 'tiny_study_model',
-           'study_flops', 'gemm_peak', 'study_child', 'run_study_child', 'study_summary', 'study_runs', 'study_table',
-           'plot_study', 'study', 'plot_side_by_side', 'side_by_side', 'bench_out', 'main']
+__all__ = ['SHAPES', 'DEFAULT_MODES', 'BENCH_MODES', 'LOSSES', 'LABEL_WORDS', 'ENGINE_OF', 'PROFILE_ROWS', 'TARGETS',
+           'STUDY_LOSSES', 'LOSS_LABELS', 'STUDY_MODES', 'STUDY_B', 'FLOPS_FORMULA', 'GPU_MODES', 'GPU_PRESET',
+           'GPU_TINY', 'STUDY_QUICK', 'shape_config', 'n_params', 'plan', 'random_batch', 'per_example_loss',
+           'make_step', 'profile_step', 'profile_table', 'run_one', 'run_config', 'merge_repeats', 'pe_estimate_mb',
+           'sweep', 'ratios', 'format_ratios', 'study_settings', 'tiny_study_model', 'study_flops', 'gemm_peak',
+           'study_child', 'run_study_child', 'study_summary', 'study_runs', 'study_table', 'plot_study', 'study',
+           'plot_side_by_side', 'side_by_side', 'device_sweep', 'bench_out', 'main']
 
 # %% ../nbs/06_bench.ipynb #f7af1944
 SHAPES = {"distilgpt2": dict(config="distilgpt2"), "gpt2": dict(config="gpt2"),
-          "tiny": dict(config="distilgpt2", n_layer=2)}  # name -> config name and attribute overrides
+          "tiny": dict(config="distilgpt2", n_layer=2),
+          "micro": dict(config="distilgpt2", n_layer=1, n_embd=64, n_head=2, vocab_size=2048)}  # name -> config name and overrides
 DEFAULT_MODES = ("nonprivate", "dptie-tied", "dptie-untied", "opacus-pe-tied", "opacus-ghost-untied", "opacus-ghost-tied")
+BENCH_MODES = MODES | {"dptie-tied-mat": ("dptie", "tied")}  # the study's modes, and the paper's: the tied matrix materialised
 LOSSES = ("class", "lm")  # last-token classification through the LM head; full-sequence next-token loss
 LABEL_WORDS = (4633, 3967)  # GPT-2 ids of " negative" and " positive": the two label words of the class loss
 
@@ -65,12 +68,12 @@ def plan(shapes=("distilgpt2", "gpt2"), # shape names
         ) -> list[dict]:
     "Every configuration of the sweep, in the order to run them."
     for m in modes:
-        if m not in MODES: raise ValueError(f"unknown mode {m!r}; use some of {list(MODES)}")
+        if m not in BENCH_MODES: raise ValueError(f"unknown mode {m!r}; use some of {list(BENCH_MODES)}")
     for l in losses:
         if l not in LOSSES: raise ValueError(f"unknown loss {l!r}; use 'class' or 'lm'")
     for s in shapes:
         if s not in SHAPES: raise ValueError(f"unknown shape {s!r}; use one of {sorted(SHAPES)}")
-    confs = [dict(shape=s, mode=m, tying=MODES[m][1], B=int(B), T=int(T), loss=l)
+    confs = [dict(shape=s, mode=m, tying=BENCH_MODES[m][1], B=int(B), T=int(T), loss=l)
              for s in shapes for B in batch_sizes for l in losses for m in modes]
     first = lambda c: (c["shape"], c["B"]) != tuple(ratio_at)
     return sorted(confs, key=lambda c: (first(c), c["B"], list(shapes).index(c["shape"]), LOSSES.index(c["loss"]),
@@ -103,7 +106,7 @@ class _Phases:
 # %% ../nbs/06_bench.ipynb #1da7eec5
 ENGINE_OF = {"nonprivate": "none", "dptie": "dptie", "opacus-pe": "opacus", "opacus-ghost": "opacus-ghost"}  # method -> engine
 
-def make_step(mode:str, # a key of `MODES`
+def make_step(mode:str, # a key of `BENCH_MODES`
               model, # the model, built with the mode's tying
               loss:str, # "class" or "lm"
               B:int, # batch size (the expected batch size the noisy sum is divided by)
@@ -117,8 +120,11 @@ def make_step(mode:str, # a key of `MODES`
     params = [p for p in model.parameters() if p.requires_grad]
     opt = torch.optim.Adam(params, lr=lr) if optimizer == "adam" else torch.optim.SGD(params, lr=lr)
     gen = torch.Generator(params[0].device).manual_seed(0)
-    engine = make_engine(ENGINE_OF[MODES[mode][0]], model, opt, noise_multiplier, max_grad_norm, float(B), gen,
+    engine = make_engine(ENGINE_OF[BENCH_MODES[mode][0]], model, opt, noise_multiplier, max_grad_norm, float(B), gen,
                          check_first_step=False)  # the steady state is timed: a run's one-off first-step check is not
+    if mode == "dptie-tied-mat":   # the paper's approach: the tied matrix's per-example gradients materialised, ghost norms elsewhere
+        cl = engine.opt.clipper; ghost = cl._ghost
+        cl._ghost = lambda p, us: False if {"embed_in", "embed_out"} <= {u.label for u in us} else ghost(p, us)
     def step(batch):
         t = _Phases(params[0].device)
         with autocast_for(precision, params[0].device.type): losses = per_example_loss(model, batch, loss)
@@ -185,12 +191,13 @@ def profile_table(records:list, # records from `bench.json` with `profile_s`
 
 # %% ../nbs/06_bench.ipynb #f1221b03
 def run_one(conf:dict, # shape, mode, B, T, loss; optional steps, warmup, device, seed, max_grad_norm, noise_multiplier, dropout, step_budget_s
+            models:dict|None=None, # a cache of built models on the CPU, for configurations run one after another in one process
            ) -> dict:
     "Run one configuration in this process: the record for `bench.json`."
     c = dict(steps=3, warmup=1, device="cpu", seed=0, max_grad_norm=1.0, noise_multiplier=1.0, dropout=None,
              step_budget_s=None, threads=None, precision="float32") | dict(conf)
     if c["threads"]: torch.set_num_threads(c["threads"])
-    method, tying = MODES[c["mode"]]
+    method, tying = BENCH_MODES[c["mode"]]
     dev = torch.device(c["device"])
     rec = dict(shape=c["shape"], mode=c["mode"], method=method, tying=tying, B=c["B"], T=c["T"], loss=c["loss"],
                device=str(dev), device_name=torch.cuda.get_device_name(dev) if dev.type == "cuda" else platform.processor() or platform.machine(),
@@ -202,9 +209,13 @@ def run_one(conf:dict, # shape, mode, B, T, loss; optional steps, warmup, device
         torch.manual_seed(c["seed"])
         cfg = shape_config(c["shape"], c["dropout"])
         rec["dropout"] = cfg.resid_pdrop
-        with warnings.catch_warnings(), contextlib.redirect_stdout(io.StringIO()):
-            warnings.simplefilter("ignore")
-            model = build_model(cfg, tying=tying, allow_random=True, seed=c["seed"]).to(dev).train()
+        key = (c["shape"], tying, c["dropout"], c["seed"])
+        if models is None or key not in models:
+            with warnings.catch_warnings(), contextlib.redirect_stdout(io.StringIO()):
+                warnings.simplefilter("ignore")
+                built = build_model(cfg, tying=tying, allow_random=True, seed=c["seed"])
+            if models is not None: models[key] = built
+        model = copy.deepcopy(models[key] if models is not None else built).to(dev).train()   # a copy keeps ties
         rec["n_params"] = sum(p.numel() for p in {id(p): p for p in model.parameters() if p.requires_grad}.values())
         step = make_step(c["mode"], model, c["loss"], c["B"], c["max_grad_norm"], c["noise_multiplier"], precision=c["precision"])
         gen = torch.Generator().manual_seed(c["seed"] + 1)
@@ -303,7 +314,7 @@ def run_config(conf:dict, # a configuration, as from `plan`, plus run settings
         rc = ch.poll()
         msg = why or (f"the process died (exit code {rc}{': killed, probably by the kernel OOM killer' if rc in (-9, 137) else ''}) "
                       "without writing a record")
-        return dict(conf, method=MODES[conf["mode"]][0], status="failed", message=msg, peak_mem_mb=None, base_mem_mb=None,
+        return dict(conf, method=BENCH_MODES[conf["mode"]][0], status="failed", message=msg, peak_mem_mb=None, base_mem_mb=None,
                     step_time_s=None, n_steps=0, monitored_peak_rss_mb=peak_seen, wall_s=time.perf_counter() - t0) | versions()
 
 # %% ../nbs/06_bench.ipynb #f035bfd5
@@ -325,7 +336,7 @@ def merge_repeats(recs:list) -> dict:
 
 def pe_estimate_mb(conf:dict) -> float:
     "Lower bound on Opacus per-example mode's peak: weights, grads, Adam state and `B` per-example gradients, float32."
-    P = n_params(shape_config(conf["shape"]), MODES[conf["mode"]][1])
+    P = n_params(shape_config(conf["shape"]), BENCH_MODES[conf["mode"]][1])
     return (4 + conf["B"]) * P * 4 / 2**20
 
 def sweep(confs:list, # configurations, as from `plan`, each with run settings
@@ -346,8 +357,8 @@ def sweep(confs:list, # configurations, as from `plan`, each with run settings
     for i, c in enumerate(todo, 1):
         tag = f"[{i}/{len(todo)}] {c['shape']} {c['loss']} B={c['B']} T={c['T']} {c['mode']}"
         if budget_s and time.perf_counter() - t0 > budget_s:
-            r = dict(c, method=MODES[c["mode"]][0], status="skipped", message=f"sweep budget --budget-s {budget_s:g} s used up") | versions()
-        elif MODES[c["mode"]][0] == "opacus-pe" and max_rss_mb and pe_estimate_mb(c) > max_rss_mb:
+            r = dict(c, method=BENCH_MODES[c["mode"]][0], status="skipped", message=f"sweep budget --budget-s {budget_s:g} s used up") | versions()
+        elif BENCH_MODES[c["mode"]][0] == "opacus-pe" and max_rss_mb and pe_estimate_mb(c) > max_rss_mb:
             r = dict(c, method="opacus-pe", status="skipped", est_mem_mb=pe_estimate_mb(c),
                      message=f"per-example gradients alone need ≥ {pe_estimate_mb(c)/1024:.1f} GB (weights, grads, Adam "
                              f"state and B={c['B']} per-example copies), over --max-rss-gb {max_rss_mb/1024:.1f} GB") | versions()
@@ -893,6 +904,40 @@ def side_by_side(root_a:str|Path, root_b:str|Path, # two checkouts (e.g. git wor
     log(f"wrote {out/'side_by_side.json'}, {out/'side_by_side.png'}", flush=True)
     return res
 
+# %% ../nbs/06_bench.ipynb #b7gpu002
+GPU_MODES = ("nonprivate", "dptie-tied", "dptie-untied", "dptie-tied-mat", "opacus-pe-tied", "opacus-ghost-untied")
+GPU_PRESET = dict(shapes=("distilgpt2", "gpt2"), Ts=(128, 256), batch_sizes=(16, 32, 64), precisions=("bf16", "float32"),
+                  modes=GPU_MODES, loss="lm", steps=5, warmup=2, budget_s=420.0)   # the device grid (issue 33)
+GPU_TINY = GPU_PRESET | dict(shapes=("micro",), Ts=(16,), batch_sizes=(2,), warmup=1)  # its form for `--device cpu`
+
+def device_sweep(out:str|Path, # folder: one subfolder per precision and T
+                 device:str="cuda", # "cuda" runs GPU_PRESET; "cpu" runs GPU_TINY
+                 budget_s:float|None=None, # configurations not started by then are recorded `skipped`
+                 preset:dict|None=None, log=print) -> list[dict]:
+    "Every configuration of the GPU grid in this process, cheapest first: `OUT/<precision>-T<T>/bench.json` and `ratios.json`"
+    p = preset or (GPU_PRESET if str(device).startswith("cuda") else GPU_TINY)
+    confs = [c | dict(steps=p["steps"], warmup=p["warmup"], device=device, precision=prec)
+             for prec in p["precisions"] for c in plan(p["shapes"], p["batch_sizes"], (p["loss"],), p["modes"], 0)]
+    confs = sorted([c | dict(T=T) for c in confs for T in p["Ts"]], key=lambda c: (c["B"] * c["T"], c["shape"], c["precision"]))
+    recs, models, t0 = [], {}, time.perf_counter()
+    for i, c in enumerate(confs, 1):
+        if budget_s and time.perf_counter() - t0 > budget_s:
+            r = dict(c, method=BENCH_MODES[c["mode"]][0], status="skipped", message=f"budget {budget_s:g} s used up") | versions()
+        else: r = run_one(c, models)
+        r["precision"] = c["precision"]; recs.append(r)
+        gc.collect()
+        if torch.cuda.is_available(): torch.cuda.empty_cache()
+        what = f"{r['peak_mem_mb']:.0f} MB, {r['step_time_s']:.3g} s/step" if r["status"] == "ok" else f"{r['status']}: {r['message'][:120]}"
+        log(f"[{i}/{len(confs)}] {c['precision']} {c['shape']} T={c['T']} B={c['B']} {c['mode']}: {what}  [{time.perf_counter() - t0:.0f} s]", flush=True)
+    for prec in p["precisions"]:
+        for T in p["Ts"]:
+            sub = Path(out)/f"{prec}-T{T}"; sub.mkdir(parents=True, exist_ok=True)
+            mine = [r for r in recs if (r["precision"], r["T"]) == (prec, T)]
+            atomic_write_json(sub/"bench.json", mine)
+            atomic_write_json(sub/"ratios.json", ratios(mine, p["shapes"][0], p["batch_sizes"][0], T))
+    return recs
+
+
 # %% ../nbs/06_bench.ipynb #3f937dc2
 def _csv(xs, typ=str):
     return [typ(y) for x in xs for y in str(x).split(",") if y]
@@ -903,7 +948,7 @@ def _parser() -> argparse.ArgumentParser:
     ap.add_argument("--shapes", nargs="+", default=None, help=f"of {list(SHAPES)} (default distilgpt2 gpt2; tiny with --quick)")
     ap.add_argument("--batch-sizes", nargs="+", default=None, help="default 4 8 16 32; 2 4 with --quick")
     ap.add_argument("--losses", nargs="+", default=None, help=f"class and/or lm; with --study: of {list(STUDY_LOSSES)} (default both)")
-    ap.add_argument("--modes", nargs="+", default=None, help=f"of {list(MODES)}; with --study: of {list(STUDY_MODES)} (default all three)")
+    ap.add_argument("--modes", nargs="+", default=None, help=f"of {list(BENCH_MODES)}; with --study: of {list(STUDY_MODES)} (default all three)")
     ap.add_argument("--seq-len", "-T", type=int, default=None, help="T (default 128; 32 with --quick)")
     ap.add_argument("--steps", type=int, default=3, help="timed steps per configuration (median and spread reported)")
     ap.add_argument("--warmup", type=int, default=1, help="untimed steps first")
@@ -939,16 +984,18 @@ def _parser() -> argparse.ArgumentParser:
     ap.add_argument("--model", default=None, help="--study: model name or folder (default: the default preset's)")
     ap.add_argument("--train-cap", type=int, default=None, help="--study: train on the first N examples of a seeded shuffle "
                                                                 "(default: all; q = B/N over them)")
+    ap.add_argument("--preset", choices=["gpu"], default=None, help="gpu: the device grid (GPU_PRESET) in this one process into "
+                    "OUT/<precision>-T<T>/ (default OUT reports/bench/gpu); with --device cpu its tiny CPU form (GPU_TINY)")
     ap.add_argument("--one", default=None, help=argparse.SUPPRESS)
     ap.add_argument("--result", default=None, help=argparse.SUPPRESS)
     return ap
 
-def _out(a) -> Path: return Path(a.out or ("scratch/bench" if a.quick else "reports/bench"))
+def _out(a) -> Path: return Path(a.out or ("scratch/bench" if a.quick else "reports/bench/gpu" if a.preset else "reports/bench"))
 
 def bench_out(argv=None) -> Path|None:
     "The folder in which `main(argv)` writes `bench.json` (None for --study and --side-by-side, which write none)."
     a = _parser().parse_args(argv)
-    return None if a.one is not None or a.study or a.side_by_side else _out(a)
+    return None if a.one is not None or a.study or a.side_by_side or a.preset else _out(a)
 
 def main(argv=None) -> int:
     "`dptie bench`: peak memory and time per step of nonprivate, dptie and Opacus training steps; --study: examples/s at the study's shape."
@@ -959,6 +1006,10 @@ def main(argv=None) -> int:
         else: print(json.dumps(run_one(json.loads(a.one))))
         return 0
     if a.study or a.side_by_side: return _study_main(a)
+    if a.preset == "gpu":
+        dev = ("cuda" if torch.cuda.is_available() else "cpu") if a.device == "auto" else a.device
+        recs = device_sweep(_out(a), dev, a.budget_s if a.budget_s is not None else GPU_PRESET["budget_s"])
+        return 0 if recs and all(r["status"] == "ok" for r in recs) else 1
     a.losses, a.modes = a.losses or list(LOSSES), a.modes or list(DEFAULT_MODES)
     a.shapes = a.shapes or (["tiny"] if a.quick else ["distilgpt2", "gpt2"])
     a.batch_sizes = a.batch_sizes or (["2", "4"] if a.quick else ["4", "8", "16", "32"])

@@ -10,8 +10,9 @@ import torch, torch.nn as nn
 from torch import Tensor
 
 # %% auto #0
-__all__ = ['WIDE', 'STAT_KEYS', 'Use', 'acc_dtype', 'left_gram', 'gram_dtype', 'live_cols', 'gram_plan', 'factor_inner',
-           'factor_bound', 'factor_grad', 'sum_dtype', 'onehot_rows', 'factor_sum']
+__all__ = ['WIDE', 'GRAM_BLOCK', 'STAT_KEYS', 'Use', 'acc_dtype', 'left_gram', 'gram_dtype', 'live_cols', 'fused_gemm', 'gram_mm',
+           'blocked_gram', 'gram_plan', 'row_norms', 'factor_bound', 'factor_inner', 'factor_grad', 'sum_dtype',
+           'onehot_rows', 'factor_sum']
 
 # %% ../nbs/03a_factors.ipynb #9a7d367a
 @dataclass
@@ -48,7 +49,7 @@ def gram_dtype(device) -> torch.dtype:
     "Dtype of Gram products and squared norms: float64 (float32 on MPS, which has no float64)"
     return torch.float32 if torch.device(device).type == 'mps' else torch.float64
 
-_CHUNK_BYTES = 2**27  # `factor_inner` upcasts this many bytes of factors at a time
+_CHUNK_BYTES = 2**27  # `factor_inner` forms the Grams of about this many bytes of factors at a time
 
 WIDE = 4096  # dense left factors this wide are checked for all-zero columns (an LM head's gradient under a label-word loss)
 
@@ -72,34 +73,76 @@ def live_cols(*ts) -> Tensor|None:
     cols = live.nonzero().flatten()
     return cols if len(cols) <= ts[0].shape[-1] // 2 else None   # a zero column adds exact zeros: dropping it changes no value
 
-def gram_plan(La, Ra, Lb, dtype:torch.dtype, acc:torch.dtype) -> tuple:
-    "How `factor_inner` forms a block pair's Grams: the left factors' live columns (None: all), the left and right sides' dtypes"
-    cols = live_cols(La, Lb)
-    wide = lambda t, w: t.is_floating_point() and w >= WIDE     # a dense side this wide: float64, its float32 bound (γ_m) would be loose
-    dl = acc if wide(La, La.shape[-1] if cols is None else len(cols)) else dtype
-    return cols, dl, acc if wide(Ra, Ra.shape[-1]) else dtype
 
-def factor_inner(La, Ra, Lb, Rb, dtype:torch.dtype|None=None) -> Tensor:
-    "Per-example `<La_iᵀ Ra_i, Lb_iᵀ Rb_i>` as `<La Lbᵀ, Ra Rbᵀ>_F`, [B]: Gram products in `dtype` (default `gram_dtype`: float64), their inner product in `gram_dtype`"
-    acc, B = gram_dtype(Ra.device), Ra.shape[0]
-    dt = dtype or acc
-    cols, dl, dr = gram_plan(La, Ra, Lb, dt, acc)
-    if cols is not None: La, Lb = La.index_select(-1, cols), Lb.index_select(-1, cols)
-    row = sum(t[0].numel() for t in (La, Ra, Lb, Rb) if t.is_floating_point()) if B else 1
-    step, out = max(1, _CHUNK_BYTES // (acc.itemsize * max(row, 1))), []
-    for s in range(0, B, step):
-        up = lambda t, d: t[s:s + step].to(d) if t.is_floating_point() else t[s:s + step]
-        gl, gr = left_gram(up(La, dl), up(Lb, dl)), torch.bmm(up(Ra, dr), up(Rb, dr).transpose(1,2)).to(acc)   # a float32 product is exact in float64
-        out.append(gr.masked_fill(~gl, 0).sum((1,2)) if gl.dtype == torch.bool else (gl.to(acc) * gr).sum((1,2)))
-    return torch.cat(out) if out else Ra.new_zeros(0, dtype=acc)
+# %% ../nbs/03a_factors.ipynb #fa33a002
+GRAM_BLOCK = 128  # a dense factor side wider than this has its float32 Gram formed in blocks of this many columns, summed in float64
+
+def fused_gemm(a:Tensor, b:Tensor, dtype:torch.dtype) -> bool:
+    "Does `gram_mm` use CUDA's half-precision GEMM with a float32 output (bf16/fp16 operands on a CUDA device, float32 wanted)?"
+    return (a.device.type == 'cuda' and dtype == torch.float32 and a.dtype == b.dtype
+            and a.dtype in (torch.bfloat16, torch.float16))
+
+def gram_mm(a:Tensor, # [B,Ta,k]
+            b:Tensor, # [B,Tb,k]
+            dtype:torch.dtype, # float32 or float64: the products' dtype
+           ) -> Tensor:
+    "Per-example `a bᵀ`, [B,Ta,Tb], in `dtype`: CUDA half-precision operands as they are (`fused_gemm`), others upcast exactly"
+    if fused_gemm(a, b, dtype): return torch.bmm(a, b.transpose(1, 2), out_dtype=dtype)
+    return torch.bmm(a.to(dtype), b.to(dtype).transpose(1, 2))
+
+def blocked_gram(a:Tensor, b:Tensor, dtype:torch.dtype, acc:torch.dtype, block:int|None) -> Tensor:
+    "Per-example `a bᵀ` in `acc`: one product in `dtype` (`block` None), or products of `block` columns in `dtype` summed in `acc`"
+    if block is None: return gram_mm(a, b, dtype).to(acc)
+    out = None
+    for j in range(0, a.shape[-1], block):
+        g = gram_mm(a[..., j:j + block], b[..., j:j + block], dtype).to(acc)   # a float32 block is exact in float64
+        out = g if out is None else out.add_(g)
+    return out
+
+def gram_plan(La, Ra, Lb, dtype:torch.dtype, acc:torch.dtype) -> tuple:
+    "How `factor_inner` forms a block pair's Grams: the left factors' live columns (None: all), each side's block width (None: one product)"
+    cols = live_cols(La, Lb)
+    block = lambda w: GRAM_BLOCK if dtype != acc and w > GRAM_BLOCK else None   # only float32 products are blocked
+    dense = La.is_floating_point() and Lb.is_floating_point()                   # a one-hot side: a gather, no product
+    return cols, block(La.shape[-1] if cols is None else len(cols)) if dense else None, block(Ra.shape[-1])
+
+def row_norms(L, R) -> tuple[Tensor, Tensor]:
+    "Per-example, per-position `‖L_t‖` (1 for a one-hot `L`) and `‖R_t‖`, [B,T] each, in `gram_dtype` (computed in at least float32)"
+    dt = gram_dtype(R.device)  # no float64 copy of the factors: the bounds that use them carry these norms' own error
+    if (cols := live_cols(L)) is not None: L = L.index_select(-1, cols)   # zero columns add nothing to a row norm
+    norm = lambda t: torch.linalg.vector_norm(t, dim=-1, dtype=acc_dtype(t.dtype)).to(dt)
+    return (norm(L) if L.is_floating_point() else torch.ones(L.shape, dtype=dt, device=L.device)), norm(R)
 
 def factor_bound(L, R) -> Tensor:
     "Per-example `Σ_t ‖L_t‖·‖R_t‖`, an upper bound on `‖L_iᵀ R_i‖` (triangle inequality), [B], float64"
-    dt = gram_dtype(R.device)  # row norms in at least float32 (no float64 copy of the factors: the bound only flags cancellation)
-    if (cols := live_cols(L)) is not None: L = L.index_select(-1, cols)   # zero columns add nothing to a row norm
-    norm = lambda t: torch.linalg.vector_norm(t, dim=-1, dtype=acc_dtype(t.dtype)).to(dt)
-    return ((norm(L) * norm(R)) if L.is_floating_point() else norm(R)).sum(1)
+    a, b = row_norms(L, R)
+    return (a * b).sum(1)
 
+def factor_inner(La, Ra, Lb, Rb, dtype:torch.dtype|None=None,
+                 norms:tuple|None=None, # ((a, b), (a', b')): `row_norms` of the two blocks; then also return W^R, W^L
+                ):
+    "Per-example `<La_iᵀ Ra_i, Lb_iᵀ Rb_i>` as `<La Lbᵀ, Ra Rbᵀ>_F`, [B], in `gram_dtype`: Gram products in `dtype` (default float64), as `gram_plan` says"
+    acc, B = gram_dtype(Ra.device), Ra.shape[0]
+    dt = dtype or acc
+    cols, kl, kr = gram_plan(La, Ra, Lb, dt, acc)
+    if cols is not None: La, Lb = La.index_select(-1, cols), Lb.index_select(-1, cols)
+    dense = La.is_floating_point() and Lb.is_floating_point()
+    row = sum(t[0].numel() for t in (La, Ra, Lb, Rb) if t.is_floating_point()) if B else 1
+    step, out, wr, wl = max(1, _CHUNK_BYTES // (acc.itemsize * max(row, 1))), [], [], []
+    for s in range(0, B, step):
+        ch = lambda t: t[s:s + step]
+        gl = blocked_gram(ch(La), ch(Lb), dt, acc, kl) if dense else left_gram(ch(La), ch(Lb))   # a gather: exact
+        gr = blocked_gram(ch(Ra), ch(Rb), dt, acc, kr)
+        out.append(gr.masked_fill(~gl, 0).sum((1,2)) if gl.dtype == torch.bool else (gl.to(acc) * gr).sum((1,2)))
+        if norms is not None:
+            (a, b), (a2, b2) = [(ch(x), ch(y)) for x, y in norms]
+            wr.append((a[:, :, None] * a2[:, None, :] * gr.abs()).sum((1, 2)))
+            wl.append((b[:, :, None] * b2[:, None, :] * gl.to(acc).abs()).sum((1, 2)))
+    cat = lambda xs: torch.cat(xs) if xs else Ra.new_zeros(0, dtype=acc)
+    return cat(out) if norms is None else (cat(out), cat(wr), cat(wl))
+
+
+# %% ../nbs/03a_factors.ipynb #fa33a006
 def factor_grad(L, R, m:int, dtype=None) -> Tensor:
     "Per-example gradients `L_iᵀ R_i`, [B,m,n] (`m` rows for a one-hot `L`), in `dtype` (default: the factors')"
     if L.is_floating_point():
@@ -175,26 +218,29 @@ def _pair_parts(groups:dict) -> dict:
             parts[k] = parts[k] + (v if a == b else 2 * v) if k in parts else (v if a == b else 2 * v)
     return parts
 
-def _block_parts(blocks:list, dtype:torch.dtype|None=None) -> dict:
-    "Squared-norm parts by pair of labels of factor blocks `(label, L, R)`, from Gram products in `dtype` (see `factor_inner`)"
-    parts = {}
+def _block_parts(blocks:list, dtype:torch.dtype|None=None, norms:list|None=None) -> tuple[dict, dict]:
+    "Squared-norm parts by pair of labels of factor blocks `(label, L, R)`, Gram products in `dtype`; with the blocks' `row_norms`, each pair's (W^R, W^L)"
+    parts, ws = {}, {}
     for i, (la, La, Ra) in enumerate(blocks):
         for j in range(i, len(blocks)):
             lb, Lb, Rb = blocks[j]
             k = _pair_key(la, lb)
-            with torch.profiler.record_function(f"dptie::gram:{k}"): v = factor_inner(La, Ra, Lb, Rb, dtype)
+            with torch.profiler.record_function(f"dptie::gram:{k}"):
+                v = factor_inner(La, Ra, Lb, Rb, dtype, None if norms is None else (norms[i], norms[j]))
+            if norms is not None: v, ws[i, j] = v[0], v[1:]
             v = v if i == j else 2 * v
             parts[k] = parts[k] + v if k in parts else v
-    return parts
+    return parts, ws
 
 def _ghost_parts(p, us, dtype:torch.dtype|None=None):
-    "Squared-norm parts by pair of labels from Gram matrices (products in `dtype`, default float64); the factor blocks; each block's triangle bound [B]"
+    "Squared-norm parts by pair of labels from Gram matrices (products in `dtype`, default float64); the factor blocks; each block's triangle bound [B]; each block pair's (W^R, W^L)"
     groups = {}
     for u in us: groups.setdefault((u.label, u.onehot), []).append(u)
     cat = lambda ts: ts[0] if len(ts) == 1 else torch.cat(ts, 1)
     blocks = [(lab, cat([u.L for u in g]), cat([u.R for u in g])) for (lab, _), g in groups.items()]
-    parts = _block_parts(blocks, dtype)
-    with torch.profiler.record_function("dptie::bound"): return parts, blocks, [factor_bound(L, R) for _, L, R in blocks]
+    with torch.profiler.record_function("dptie::bound"): norms = [row_norms(L, R) for _, L, R in blocks]
+    parts, ws = _block_parts(blocks, dtype, norms)
+    return parts, blocks, [(a * b).sum(1) for a, b in norms], ws
 
 
 def _exact_example(p, blocks, i:int):

@@ -14,7 +14,7 @@ from torch import Tensor
 from torch.autograd.graph import get_gradient_edge
 from torch.utils._pytree import tree_flatten, tree_leaves
 from fastcore.basics import patch
-from .factors import STAT_KEYS, Use, acc_dtype, factor_sum, gram_dtype, gram_plan, onehot_rows, sum_dtype, _block_parts, _exact_example, _ghost_parts, _mat_parts
+from .factors import STAT_KEYS, Use, acc_dtype, factor_sum, fused_gemm, gram_dtype, gram_plan, onehot_rows, sum_dtype, _block_parts, _exact_example, _ghost_parts, _mat_parts
 from .rules import RULES, Rule, register_rule, linear_rule, _fallback_grads, _is_hf_model, _register_hf_rules, _trains
 
 # %% auto #0
@@ -444,15 +444,19 @@ def ieee_matmul():
     b = torch.backends
     new = [m for m in (b.cuda.matmul, getattr(getattr(b, 'mkldnn', None), 'matmul', None)) if hasattr(m, 'fp32_precision')]
     saved = [m.fp32_precision for m in new]
+    cm = torch.backends.cuda.matmul     # CUDA half-precision GEMMs: float32 reductions only (the engine's bf16 → float32 Grams)
+    red = {k: getattr(cm, k) for k in ('allow_bf16_reduced_precision_reduction', 'allow_fp16_reduced_precision_reduction') if hasattr(cm, k)}
     try: legacy = torch.get_float32_matmul_precision()
     except RuntimeError: legacy = None       # set through the per-backend API only: the legacy setting is still its default
     torch.set_float32_matmul_precision('highest')   # sets the legacy flag and every backend's, consistently
+    for k in red: setattr(cm, k, False)
     try:
         # a backward called inside the user's autocast would run the Grams and clipped sums in bf16: the bounds assume these dtypes
         with torch.autocast('cpu', enabled=False), torch.autocast('cuda', enabled=False): yield
     finally:
         if legacy is not None: torch.set_float32_matmul_precision(legacy)
         for m, s in zip(new, saved): m.fp32_precision = s
+        for k, v in red.items(): setattr(cm, k, v)
         if not new: torch.backends.cuda.matmul.allow_tf32 = legacy != 'highest'
 
 def _unit(dt:torch.dtype) -> float: return torch.finfo(dt).eps / 2   # unit roundoff u: 2^-24 for float32, 2^-53 for float64
@@ -472,21 +476,29 @@ def _bound_slack(p, blocks, acc) -> float:
     ua = max(_unit(acc_dtype(t.dtype)) for _, L, R in blocks for t in (L, R) if t.is_floating_point())
     return (1 + _gamma(m + 2, ua)) * (1 + _gamma(n + 2, ua)) * (1 + _gamma(T + 2, _unit(acc)))
 
-def _gram_error(p, blocks, bounds, gd, acc) -> Tensor:
-    "Bound on |computed − true| of a ghost squared norm, Gram products in `gd`, their inner products and sums in `acc`, [B]"
+def _side_gamma(k:int, block:int|None, gd, acc, fused:bool) -> float:
+    "Relative bound on a Gram entry of rows k wide (`gram_plan`): γ_k in `gd`, or `block`-column products in `gd` summed in `acc`"
+    u = _unit(gd) * (2 if fused else 1)   # CUDA's half-precision GEMM: each float32 addition charged a full ulp (truncation)
+    return _gamma(k, u) if block is None else (1 + _gamma(block, u)) * (1 + _gamma(-(-k // block), _unit(acc))) - 1
+
+def _gram_error(p, blocks, bounds, gd, acc, ws:dict|None=None) -> Tensor:
+    "Bound on |computed − true| of a ghost squared norm, Gram products in `gd` (`ws`: each pair's W^R, W^L), inner products and sums in `acc`, [B]"
     nb = len(blocks)
     m, n = p.shape[0], p.numel() // max(p.shape[0], 1)
     T = sum(L.shape[1] for _, L, _ in blocks)
-    tail = _gamma(T * T + nb * nb + 5, _unit(acc))     # Σ_ts GL·GR (exact products of `gd` numbers) and the parts' sum
+    tail = _gamma(T * T + nb * nb + 5, _unit(acc))     # Σ_ts GL·GR (products and sums in `acc`), W's sums, the parts' sum
     err = torch.zeros_like(bounds[0])
     for i, (_, La, Ra) in enumerate(blocks):
         for j in range(i, nb):
-            Lb = blocks[j][1]
-            cols, dl, dr = gram_plan(La, Ra, Lb, gd, acc)   # as `factor_inner` forms them: zero columns dropped, each side's dtype
-            k = m if cols is None else len(cols)
-            gm = _gamma(k, _unit(dl)) if La.is_floating_point() and Lb.is_floating_point() else 0.   # a one-hot side: a gather, exact
-            e = (1 + gm) * (1 + _gamma(n, _unit(dr))) * (1 + tail) - 1   # |ΔG_ts| ≤ γ_m ‖L_t‖‖L_s‖, same for R
-            err = err + (1 if i == j else 2) * e * bounds[i] * bounds[j]
+            Lb, Rb = blocks[j][1:]
+            cols, kl, kr = gram_plan(La, Ra, Lb, gd, acc)   # as `factor_inner` forms them: zero columns dropped, blocks
+            dense = La.is_floating_point() and Lb.is_floating_point()
+            gm = _side_gamma(m if cols is None else len(cols), kl, gd, acc, fused_gemm(La, Lb, gd)) if dense else 0.  # one-hot: exact
+            gn = _side_gamma(n, kr, gd, acc, fused_gemm(Ra, Rb, gd))
+            SS = bounds[i] * bounds[j]
+            e = ((1 + gm) * (1 + gn) * (1 + tail) - 1) * SS    # |ΔG_ts| ≤ γ_m ‖L_t‖‖L_s‖, same for R: summed against S S'
+            if ws: e = torch.minimum(e, (1 + tail) * (gm * ws[i, j][0] + gn * ws[i, j][1]) + (3 * gm * gn + tail * (1 + gm) * (1 + gn)) * SS)
+            err = err + (1 if i == j else 2) * e
     return err * _bound_slack(p, blocks, acc) ** 2
 
 def _ghost_release(p, blocks, bounds, sq, exact, sd, acc, out_u, gerr) -> Tensor:
@@ -548,13 +560,13 @@ def _norms(self:GhostClipper, by:dict, B:int, acc, dev, to_dict:bool=False):
         out_u = 0. if to_dict or p.dtype == sd else _unit(p.dtype)   # the final cast to p.dtype rounds too
         if self._ghost(p, us):
             gd = self._gram_dtype(us, acc)
-            parts, blocks, bounds = _ghost_parts(p, us, gd)
+            parts, blocks, bounds, ws = _ghost_parts(p, us, gd)
             bound = sum(bounds)
             sq, exact = sum(parts.values()), {}
-            err = _gram_error(p, blocks, bounds, gd, acc)          # |computed − true| squared norm, for every example
+            err = _gram_error(p, blocks, bounds, gd, acc, ws)      # |computed − true| squared norm, for every example
             if gd != acc and len(loose := (err > GRAM_RTOL * sq.clamp_min(0)).nonzero().flatten()):
                 sub = [(lab, L[loose], R[loose]) for lab, L, R in blocks]   # float32 Grams too loose there: float64
-                with torch.profiler.record_function("dptie::gram_float64"): again = _block_parts(sub, acc)
+                with torch.profiler.record_function("dptie::gram_float64"): again, _ = _block_parts(sub, acc)
                 for k in parts: parts[k][loose] = again[k]
                 sq, err[loose] = sum(parts.values()), _gram_error(p, sub, [b[loose] for b in bounds], acc, acc)
                 g64[name] = len(loose)
