@@ -6,6 +6,7 @@
 from __future__ import annotations
 import difflib, json, math, re
 from dataclasses import asdict, dataclass, field, fields
+from decimal import ROUND_CEILING, Decimal
 from importlib import metadata
 from pathlib import Path
 
@@ -13,8 +14,8 @@ from .assets import check_task, project_root
 
 # %% auto #0
 __all__ = ['NONPRIVATE', 'CLIP_ONLY', 'ENGINES', 'OPTIMIZERS', 'PRECISIONS', 'CHOICES', 'LEGACY', 'NEUTRAL', 'SAME_SETTING',
-           'STUDY', 'TEMPLATE_VALUES', 'TEMPLATE_EXTRA', 'PACKAGES', 'parse_epsilon', 'eps_label', 'opt', 'RunConfig',
-           'stored_config', 'config_diff', 'field_help', 'defaults', 'template_parameters', 'scratch_out',
+           'STUDY', 'TEMPLATE_VALUES', 'TEMPLATE_EXTRA', 'PACKAGES', 'parse_epsilon', 'sigma_label', 'eps_label', 'opt',
+           'RunConfig', 'stored_config', 'config_diff', 'field_help', 'defaults', 'template_parameters', 'scratch_out',
            'parameters_cell', 'run_settings', 'versions']
 
 # %% ../nbs/00b_config.ipynb #d359fa9a
@@ -34,10 +35,25 @@ def parse_epsilon(v) -> float|None:
     if v <= 0: raise ValueError(f"epsilon={v:g}: a target ε must be a positive finite number (None for non-private)")
     return float(v)
 
-def eps_label(epsilon, sigma:float|None=None) -> str:
-    "How a run's privacy is written in tables and on axes: '3', '0.5', 'non-private', or 'clip only' (σ = 0)"
+def _up(x:float, digits:int=3) -> str:
+    "x rounded up to `digits` significant digits (after snapping to 12, so that 22.1 stays 22.1), as text."
+    d = Decimal(f"{x:.12g}")
+    return f"{d.quantize(Decimal(1).scaleb(d.adjusted() - digits + 1), rounding=ROUND_CEILING).normalize():f}"
+
+def sigma_label(sigma, # the noise multiplier the run used
+                spent:float, # the ε it spent (NaN: not recorded)
+               ) -> str:
+    "The label of a run not labelled by a target ε: 'σ=0.3 (spent ε=22.1)', the ε rounded up so that it is never understated."
+    s = f"σ={math.nan if sigma is None else float(sigma):.3g}"
+    if spent is None or math.isnan(spent): return s + " (spent ε unknown)"
+    return s + (" (spent ε=∞)" if math.isinf(spent) else f" (spent ε={_up(spent)})")
+
+def eps_label(epsilon, sigma:float|None=None, spent:float|None=None) -> str:
+    "How a run's privacy is written in tables and on axes: '3', 'non-private', 'clip only' (σ = 0), or a σ override by what it spent"
     e = parse_epsilon(epsilon)
-    return NONPRIVATE if e is None else CLIP_ONLY if sigma == 0 else f"{e:g}"
+    if e is None: return NONPRIVATE
+    if sigma is None: return f"{e:g}"
+    return CLIP_ONLY if sigma == 0 else sigma_label(sigma, spent)   # never the target it was planned for
 
 # %% ../nbs/00b_config.ipynb #5a30b6b2
 ENGINES = ("dptie", "opacus", "none")
@@ -46,7 +62,8 @@ PRECISIONS = ("bf16", "float32")  # a forward under bf16 autocast, or none (dpti
 CHOICES = dict(regime=("pretrained", "random"), tying=("tied", "untied"), head_init=("copy", "random"), lr_schedule=("constant", "linear"),
 
                optimizer=OPTIMIZERS, engine=ENGINES, accountant=("prv", "rdp"), device=("cpu", "cuda"), diagnostics=("on", "off"),
-               precision=PRECISIONS, eval_split=("dev", "holdout"), label_init=("keep", "random"), tied_norm=("exact", "triangle", "one-use"), train_scope=("full", "probe"))
+               precision=PRECISIONS, eval_split=("dev", "holdout"), label_init=("keep", "random"), tied_norm=("exact", "triangle", "one-use"), train_scope=("full", "probe"),
+               noise=("fresh", "common"))
 
 def opt(default, help:str):
     "A RunConfig field: its default and its one-line help (for `dptie train --help` and the template)"
@@ -65,6 +82,7 @@ class RunConfig:
     delta: float|None = opt(None, 'δ; None means N^-1.1 as in the seed paper')
     sigma: float|None = opt(None, 'noise multiplier σ; None calibrates it to epsilon, 0 is the clip-only control (no privacy)')
     seed: int = opt(0, 'training seed (sampling, noise, dropout, random init)')
+    noise: str = opt("fresh", '"fresh": the noise key mixes a fresh nonce into the seed\'s (no two runs share noise); "common": the seed\'s key alone, so runs of one seed add the same noise (common random numbers: the study\'s paired arms; each run\'s ε holds for it alone)')
     lr: float = opt(5e-4, 'learning rate')
     lr_schedule: str = opt("constant", '"constant", or "linear": decays from lr to lr/steps over the run (after any warm-up)')
     warmup: float = opt(0.0, 'fraction of the steps over which the learning rate first rises linearly to lr (0: none)')
@@ -172,7 +190,7 @@ class RunConfig:
         return cls(**d)
 
 # %% ../nbs/00b_config.ipynb #bdf36ba6
-LEGACY = dict(precision="float32")  # what a stored run that predates a setting ran with (not today's default)
+LEGACY = dict(precision="float32", noise="common")  # what a stored run that predates a setting ran with (not today's default)
 
 def stored_config(d:dict) -> RunConfig:
     "The config of a stored run (its metrics.json's `config`): a setting it predates is what it ran with (`LEGACY`), not today's default"

@@ -20,7 +20,7 @@ class NonPrivate:
     def __init__(self, model, optimizer:torch.optim.Optimizer):
         self.optimizer, self.n = optimizer, 0
         self.params = [p for g in optimizer.param_groups for p in g["params"] if p.requires_grad]
-    def backward(self, losses:Tensor, recompute=None) -> None:
+    def backward(self, losses:Tensor, recompute=None, indices=None) -> None:
         "Add the gradient of this micro-batch's summed loss"
         if len(losses): losses.sum().backward()
         self.n += len(losses)
@@ -34,22 +34,25 @@ class NonPrivate:
         self.optimizer.step(); self.optimizer.zero_grad(set_to_none=True); self.n = 0
 
 # %% ../nbs/05a_engine.ipynb #b867e61c
-VERIFY_FAILED = ("the check of the first DP step failed: {e}. The engine's per-example gradients disagree with autograd's, "
-                 "most likely because the model mixes the examples of a batch with functions its hooks cannot see "
-                 "(F.batch_norm(training=True), h - h.mean(0), anything that combines rows of the batch): then no "
+VERIFY_FAILED = ("the check of the first DP step failed: {e}. The engine's per-example gradient norms disagree with "
+                 "autograd's for the examples checked, most likely because the model mixes the examples of a batch along "
+                 "a path with a gradient that its hooks cannot see (F.batch_norm(training=True), h - h.mean(0)): then no "
                  "example's gradient is its own and clipping does not bound its contribution. Use per-example layers "
-                 "(LayerNorm, GroupNorm) and check the model with GhostClipper(model, C, verify=True)")
+                 "(LayerNorm, GroupNorm). GhostClipper(model, C, verify=True) repeats this comparison of gradients only: "
+                 "a loss coupled through a value without a gradient (a batch count, a detached statistic) is the "
+                 "locality check's to find, and one divided by a constant computed outside the batch (Hugging Face's "
+                 "num_items_in_batch) neither check can see; make_private(..., loss_fn=...) builds the batches itself")
 
 class DptieStep:
     "Exact ghost clipping and the DP step of `DPOptimizer`, whose first-step check runs on the first micro-batch of >= 2 examples"
     private = True
     def __init__(self, model, optimizer, noise_multiplier:float, max_grad_norm:float, expected_batch_size:float,
                  generator:torch.Generator|None=None, secure:bool=False, sampler=None, check_first_step:bool=True,
-                 tied_norm:str="exact"):
+                 tied_norm:str="exact", noise_key:int|None=None, ledger=None):
         if secure and generator is not None: raise ValueError("secure_noise: pass no seeded generator")
         self.opt = DPOptimizer(optimizer, model, noise_multiplier, max_grad_norm, expected_batch_size=expected_batch_size,
                                generator=generator, secure=secure, sampler=sampler, check_first_step=check_first_step,
-                               tied_norm=tied_norm)
+                               tied_norm=tied_norm, noise_key=noise_key, ledger=ledger)
     @property
     def verify_next(self) -> bool:
         "Whether the next micro-batch of >= 2 examples will be checked against autograd (the run's first-step check)"
@@ -67,9 +70,13 @@ class DptieStep:
         "How the last micro-batch's per-example squared norms split (input embedding, LM head, cross term, other)"
         st = self.opt.last_stats
         return {k: v.detach().double().cpu() for k, v in st.items() if k != "total"} if st else None
-    def backward(self, losses:Tensor, recompute=None) -> Tensor:
-        "Clip this micro-batch exactly; its per-example norms (`recompute(pos)`: the losses of positions `pos` in a forward of their own)"
-        try: return self.opt.backward(losses, recompute=recompute)
+    @property
+    def check_due(self) -> bool:
+        "Whether the next micro-batch of >= 2 examples is checked (first-step check, or a later locality check)"
+        return self.opt._check_first and (self.opt.first_step_check is None or self.opt._due)
+    def backward(self, losses:Tensor, recompute=None, indices=None) -> Tensor:
+        "Clip this micro-batch exactly; its per-example norms (`recompute(pos)`: the losses of positions `pos` in a forward of their own; `indices`: the examples' ids)"
+        try: return self.opt.backward(losses, recompute=recompute, indices=indices)
         except RuntimeError as e:
             if not str(e).startswith("verify:"): raise
             raise RuntimeError(VERIFY_FAILED.format(e=e)) from None
@@ -104,7 +111,7 @@ class OpacusStep:
         self.params, self.secure = [p for p in model.parameters() if p.requires_grad], secure
         _average_by(self.opt, expected_batch_size)
         self.pending = False
-    def backward(self, losses:Tensor, recompute=None) -> Tensor:
+    def backward(self, losses:Tensor, recompute=None, indices=None) -> Tensor:
         "Per-example gradients of this micro-batch, clipped and summed by Opacus; their norms"
         _quiet_backward(losses.sum())
         norms = torch.stack([p.grad_sample.reshape(len(losses), -1).norm(dim=1) for p in self.params], 1).norm(dim=1)
@@ -141,7 +148,7 @@ class OpacusGhostStep:
         _average_by(self.opt, expected_batch_size)
         self.crit = DPLossFastGradientClipping(self.gsm, self.opt, _PerExample(), loss_reduction="sum")
         self.params, self.secure = [p for p in model.parameters() if p.requires_grad], secure
-    def backward(self, losses:Tensor, recompute=None) -> None:
+    def backward(self, losses:Tensor, recompute=None, indices=None) -> None:
         "Opacus' two backward passes on this (one) batch"
         _quiet_backward(self.crit(losses))
     def step(self):
@@ -162,12 +169,15 @@ def make_engine(kind:str, # "none", "dptie", "opacus" or "opacus-ghost"
                 sampler=None, # dptie: the run's PoissonSampler, checked at every step (one fresh draw, each example once)
                 check_first_step:bool=True, # dptie: check the first micro-batch of >= 2 examples against autograd
                 tied_norm:str="exact", # dptie: a tied matrix's norm, exact or an emulation (`GhostClipper`'s tied_norm)
+                noise_key:int|None=None, # dptie: the noise streams' key (common random numbers), instead of a generator
+                ledger=None, # dptie: the run's PrivacyLedger, counted by the DP optimizer at every step
                ):
     "The training step of one arm of the study"
     if kind not in ENGINE_TYPES: raise ValueError(f"unknown engine {kind!r}; use one of {sorted(ENGINE_TYPES)}")
     if kind == "none": return NonPrivate(model, optimizer)
     if expected_batch_size is None: raise ValueError(f"engine {kind!r} needs expected_batch_size (q·N)")
     if kind == "dptie": return DptieStep(model, optimizer, noise_multiplier, max_grad_norm, expected_batch_size, generator,
-                                         secure, sampler, check_first_step, tied_norm)
+                                         secure, sampler, check_first_step, tied_norm, noise_key, ledger)
     if tied_norm != "exact": raise ValueError(f"tied_norm={tied_norm!r} is an emulation of the dptie engine's; engine {kind!r} has none")
+    if noise_key is not None or ledger is not None: raise ValueError(f"noise_key and ledger are the dptie engine's; engine {kind!r} takes a generator")
     return ENGINE_TYPES[kind](model, optimizer, noise_multiplier, max_grad_norm, expected_batch_size, generator, secure)

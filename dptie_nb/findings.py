@@ -564,7 +564,9 @@ def pairing(runs:pd.DataFrame, root:str|Path|None=None) -> str:
     known = {c.get("commit"): noise_paired(c.get("commit"), root) for c in prov}
     if prov and all(v is True for v in known.values()) and not any(c.get("dirty") for c in prov):
         return ("Both arms of a seed draw the same Poisson batches and bit-identical noise on every parameter they share (noise "
-                "streams keyed by seed, step, parameter and chunk; an untied head's noise is its own stream).")
+                "streams keyed by seed, step, parameter and chunk; an untied head's noise is its own stream). The noise is "
+                "shared by design (common random numbers), so each run's ε holds for that run alone, not for releasing two "
+                "runs of one seed together.")
     if known and all(v is False for v in known.values()):
         return ("Both arms of a seed start from the same seed, but these runs predate paired noise (commit "
                 f"{PAIRED_NOISE_SINCE[:7]}): after step 1 they draw different noise, so the pairing is by seed, not by batch and noise.")

@@ -14,7 +14,7 @@ import pandas as pd
 from scipy import optimize, stats
 
 from .assets import project_models, reference_file, shown_path
-from .config import CLIP_ONLY, NONPRIVATE, SAME_SETTING, RunConfig, eps_label, parse_epsilon
+from .config import CLIP_ONLY, NONPRIVATE, SAME_SETTING, RunConfig, eps_label, parse_epsilon, sigma_label
 from .definitions import MODE_ORDER, load_presets
 
 # %% auto #0
@@ -22,7 +22,7 @@ __all__ = ['TASK_ORDER', 'GLUE_TRAIN_ROWS', 'SPENT_RTOL', 'NONPRIVATE_IGNORED', 
            'RUN_COLUMNS', 'BELOW_ACC', 'POINTS', 'MIN_INTERVAL_N', 'PANEL_KEYS', 'SUMMARY_COLUMNS', 'DIFF_COLUMNS',
            'EQUIV_MARGIN', 'PRIMARY_EXTRA', 'CONTROL_EXTRA', 'COMPARISON_COLUMNS', 'GATE_RULES', 'GATE_WORDS',
            'GATES_COLUMNS', 'AT_CHANCE', 'HEADROOM_COLUMNS', 'EVALS_COLUMNS', 'BASELINE_MODE', 'BENCH_COLUMNS',
-           'NORMS_COLUMNS', 'BY_HAND', 'ACCOUNTANT_COLUMNS', 'task_key', 'eps_key', 'is_dp', 'eps_text', 'sigma_label',
+           'NORMS_COLUMNS', 'BY_HAND', 'ACCOUNTANT_COLUMNS', 'task_key', 'eps_key', 'is_dp', 'eps_text',
            'spent_epsilon', 'run_epsilon', 'arm_of', 'setting_of', 'part_index', 'part_keys', 'part_label', 'run_parts',
            'part_shares', 'MissingKey', 'get_key', 'chance_of', 'eval_fields', 'predicts_one_class', 'unpack_bits',
            'mechanism_fields', 'run_row', 'claims_nothing', 'unclaimed', 'load_runs', 't_interval', 'with_variants',
@@ -58,19 +58,6 @@ def is_dp(label:str) -> bool:
 def eps_text(label:str) -> str:
     "An ε label as sentences and axes write it: 'ε=3' for a target ε, else the label itself ('σ=0.3 (spent ε=22.1)', 'clip only', 'non-private')."
     return f"ε={label}" if is_dp(label) and not label.startswith("σ=") else label
-
-def _up(x:float, digits:int=3) -> str:
-    "x rounded up to `digits` significant digits (after snapping to 12, so that 22.1 stays 22.1), as text."
-    d = Decimal(f"{x:.12g}")
-    return f"{d.quantize(Decimal(1).scaleb(d.adjusted() - digits + 1), rounding=ROUND_CEILING).normalize():f}"
-
-def sigma_label(sigma, # the noise multiplier the run used
-                spent:float, # the ε it spent (NaN: not recorded)
-               ) -> str:
-    "The label of a run not labelled by a target ε: 'σ=0.3 (spent ε=22.1)', the ε rounded up so that it is never understated."
-    s = f"σ={math.nan if sigma is None else float(sigma):.3g}"
-    if spent is None or math.isnan(spent): return s + " (spent ε unknown)"
-    return s + (" (spent ε=∞)" if math.isinf(spent) else f" (spent ε={_up(spent)})")
 
 def spent_epsilon(priv:dict) -> float:
     "The ε a run spent: the smaller of its ledger's two valid upper bounds, PRV and RDP (an older run's PRV can be ∞ where RDP is finite); NaN when neither was recorded."

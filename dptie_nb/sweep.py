@@ -18,8 +18,8 @@ from .definitions import check_preset, load_presets, preset_dir
 from .runner import run_notebook, stop_kernels
 
 # %% auto #0
-__all__ = ['STATUS', 'INTERRUPTED', 'HEARTBEAT_S', 'expand', 'template_path', 'check_parameters', 'run_status', 'set_aside',
-           'run_progress', 'run_one', 'check_assets', 'progress_line', 'run_sweep', 'main']
+__all__ = ['SWEEP_DEFAULTS', 'STATUS', 'INTERRUPTED', 'HEARTBEAT_S', 'expand', 'template_path', 'check_parameters', 'run_status',
+           'set_aside', 'run_progress', 'run_one', 'check_assets', 'progress_line', 'run_sweep', 'main']
 
 # %% ../nbs/08_sweep.ipynb #9dd65e9b
 _DEFAULTS = defaults()
@@ -33,6 +33,8 @@ def _crossed(entries:list[dict]) -> list[dict]:
         lists = {k: v for k, v in e.items() if isinstance(v, list)}
         out += [{**e, **dict(zip(lists, vals))} for vals in itertools.product(*lists.values())]
     return out
+
+SWEEP_DEFAULTS = dict(noise="common")  # a preset's runs are a paired design: one seed, one noise (each run's ε holds for it alone)
 
 def expand(name:str, # preset name
 
@@ -52,7 +54,7 @@ def expand(name:str, # preset name
         cond = {k: _value(k, v) for k, v in rule["if"].items()}
         for r in runs:
             if all(r.get(k, _DEFAULTS.get(k)) == v for k, v in cond.items()): r.update({k: _value(k, v) for k, v in rule["set"].items()})
-    cfgs = [RunConfig.from_dict({"tag": name, **r}) for r in runs]
+    cfgs = [RunConfig.from_dict({"tag": name, **SWEEP_DEFAULTS, **r}) for r in runs]
     if not cfgs: raise ValueError(f"preset {name!r} has no runs: its grid is empty")
     ids = [c.run_id() for c in cfgs]
     dup = sorted({i for i in ids if ids.count(i) > 1})

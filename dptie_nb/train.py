@@ -4,7 +4,7 @@
 
 # %% ../nbs/07_train.ipynb #ded43249
 from __future__ import annotations
-import argparse, json, math, os, platform, resource, subprocess, sys, time, traceback
+import argparse, json, math, os, platform, resource, secrets, subprocess, sys, time, traceback
 from dataclasses import asdict, dataclass, field, fields
 from pathlib import Path
 
@@ -16,17 +16,18 @@ from .assets import _WEIGHT_FILES, GLUE_TASKS, assets_root, load_config, load_to
 from .files import atomic_write_json, jsonable
 from .data import PoissonSampler, ShuffledSampler, collate, get_task, holdout_split, load_task, poisson_plan
 from .distributed import all_gather_objects, check_same, gather_lists, init_from_env, shard, shutdown, torchrun_cmd, world
-from .dpoptim import VERIFY_EXAMPLES
+from .dpoptim import VERIFY_EXAMPLES, _mix_key, noise_key_for
+from .private import PrivateTraining, private_plan
 from .engine import make_engine
 from .model import autocast_for, build_model, class_loss, is_tied, param_counts, predict, reinit_rows
 
 # %% auto #0
-__all__ = ['DIAGNOSTICS', 'TRAIN_DIAGNOSTICS', 'PROBE_TRAINS', 'EVAL_FIELDS', 'environment', 'git_state', 'file_sha256',
-           'provenance', 'params_sha256', 'peak_memory_mb', 'privacy_scope', 'make_model', 'freeze_for_probe', 'auroc',
-           'dev_metrics', 'pack_bits', 'evaluate', 'make_optimizer', 'save_checkpoint', 'load_checkpoint',
-           'refuse_finished', 'lr_at', 'train', 'norm_split', 'initial_embedding', 'head_drift', 'train_args',
-           'train_parser', 'config_from_run', 'compare_runs', 'main', 'launch_train', 'template_values', 'run_template',
-           'run_main']
+__all__ = ['DIAGNOSTICS', 'TRAIN_DIAGNOSTICS', 'PROBE_TRAINS', 'EVAL_FIELDS', 'CHECKPOINT_FORMAT', 'environment', 'git_state',
+           'file_sha256', 'provenance', 'params_sha256', 'peak_memory_mb', 'privacy_scope', 'make_model',
+           'freeze_for_probe', 'auroc', 'dev_metrics', 'pack_bits', 'evaluate', 'make_optimizer', 'save_checkpoint',
+           'load_checkpoint', 'run_noise_key', 'refuse_finished', 'lr_at', 'train', 'norm_split', 'initial_embedding',
+           'head_drift', 'train_args', 'train_parser', 'config_from_run', 'compare_runs', 'main', 'launch_train',
+           'template_values', 'run_template', 'run_main']
 
 # %% ../nbs/07_train.ipynb #7312b362
 from .config import (CHOICES, ENGINES, OPTIMIZERS, TEMPLATE_EXTRA, RunConfig, defaults, field_help, parse_epsilon,
@@ -105,8 +106,13 @@ def privacy_scope(cfg) -> dict:
         out.append(f"evals: they are computed on {cfg.holdout} held-out training examples, private data outside this run's "
                    "sampling population, which ε does not cover (a tuning run's evaluations)")
     if not cfg.secure_noise:
-        out.append("the noise and the Poisson batches are drawn from generators seeded by config.seed, which this file "
-                   "publishes: against anyone who knows it ε does not hold (secure_noise=True draws both from the OS)")
+        out.append("the noise and the Poisson batches are drawn from generators seeded by config.seed (the noise key is "
+                   "privacy.noise_key), which this file publishes: against anyone who knows them ε does not hold "
+                   "(secure_noise=True draws both from the OS)")
+    if not cfg.secure_noise and cfg.noise == "common":
+        out.append("joint release: every run of this seed with noise='common' (the study's paired arms, common random "
+                   "numbers) adds the same noise at the same step, so this run's ε holds for it alone, not for releasing "
+                   "it together with another of them")
     return dict(covers="the noisy updates and the final weights, and what is computed from them alone: the dev "
                        "evaluations (public dev data), history rows' head_drift and final.params_sha256", not_covered=out)
 
@@ -184,10 +190,11 @@ def make_optimizer(cfg:RunConfig, params):
     return torch.optim.AdamW(params, lr=cfg.lr, weight_decay=cfg.weight_decay)
 
 # %% ../nbs/07_train.ipynb #d90234bf
-def save_checkpoint(path:Path, step:int, model, opt, gen, ledger, m:dict, step_times:list):
-    "Write a resumable checkpoint atomically (temporary file, then rename)."
-    state = dict(step=step, model=model.state_dict(), optimizer=opt.state_dict(), torch_rng=torch.get_rng_state(),
-                 noise_rng=gen.get_state() if gen is not None else None, ledger=ledger.to_dict(),
+CHECKPOINT_FORMAT = 2  # 2: a dptie run's privacy state is its PrivateTraining's state_dict (ledger, sampler position, noise key)
+
+def save_checkpoint(path:Path, step:int, model, private:dict, m:dict, step_times:list):
+    "Write a resumable checkpoint atomically (temporary file, then rename); `private`: `_private_state` of the run"
+    state = dict(format=CHECKPOINT_FORMAT, step=step, model=model.state_dict(), private=private, torch_rng=torch.get_rng_state(),
                  config=json.dumps(m["config"], sort_keys=True), history=json.dumps(m["history"], default=jsonable),
                  evals=json.dumps(m["evals"], default=jsonable), step_times=list(map(float, step_times)),
                  verified=json.dumps(m["privacy"].get("first_step_verified")))
@@ -197,6 +204,10 @@ def save_checkpoint(path:Path, step:int, model, opt, gen, ledger, m:dict, step_t
 def load_checkpoint(path:Path, cfg) -> dict:
     "A checkpoint's state (tensors and plain values only), refusing one written by another configuration."
     state = torch.load(path, weights_only=True, map_location="cpu")
+    if state.get("format") != CHECKPOINT_FORMAT:
+        raise ValueError(f"{path} was written by an older dptie (checkpoint format {state.get('format', 1)}, this one reads "
+                         f"{CHECKPOINT_FORMAT}), whose privacy state this one cannot restore exactly: delete it to run this "
+                         "run again from step 0")
     mine = json.dumps(asdict(cfg), sort_keys=True)
     if state["config"] != mine:
         raise ValueError(f"{path} was written by another configuration; move it away or write this run elsewhere")
@@ -204,13 +215,19 @@ def load_checkpoint(path:Path, cfg) -> dict:
 
 # %% ../nbs/07_train.ipynb #e20b6285
 def _plan(cfg, n_train):
-    "Sampler, steps, q and expected batch size of a run"
+    "Sampler, steps, q, expected batch size and the private plan (`private_plan`, as make_private's) of a run"
     if cfg.private:
-        q, steps = poisson_plan(n_train, cfg.batch_size, cfg.epochs)
-
-        return PoissonSampler(n_train, q, cfg.seed, secure=cfg.secure_noise), steps, q, q * n_train
+        p = private_plan(n_train, cfg.batch_size, cfg.epochs, cfg.epsilon, cfg.delta, cfg.accountant, cfg.sigma)
+        return PoissonSampler(n_train, p.q, cfg.seed, secure=cfg.secure_noise), p.steps, p.q, p.q * n_train, p
     s = ShuffledSampler(n_train, cfg.batch_size, cfg.seed)
-    return s, max(1, int(round(cfg.epochs * s.steps_per_epoch))), None, None
+    return s, max(1, int(round(cfg.epochs * s.steps_per_epoch))), None, None, None
+
+def run_noise_key(cfg, key:int|None=None) -> int|None:
+    "A seeded run's noise key: `key` (a rerun's, from its record), the seed's alone (noise='common'), or mixed with a fresh nonce"
+    if not cfg.private or cfg.secure_noise: return None
+    if key is not None: return int(key)
+    common = noise_key_for(cfg.seed + 10_000, cfg.device)   # what every committed study run used
+    return common if cfg.noise == "common" else _mix_key(common, secrets.randbits(64))
 
 def _every(k, steps, rows): return k if k > 0 else max(1, steps // rows)
 
@@ -228,13 +245,13 @@ class _Run:
     cfg: RunConfig; out: Path|None; rank: int; ws: int; tr: object; dev: object
     model: object = None; opt: object = None; engine: object = None; sampler: object = None
     steps: int = 0; q: float|None = None; ebs: float|None = None; sigma: float|None = None; delta: float|None = None
-    gen: object = None; ledger: object = None; m: dict|None = None; start: int = 0
+    gen: object = None; ledger: object = None; m: dict|None = None; start: int = 0; priv: object = None; key: int|None = None
     step_times: list = field(default_factory=list); ck: Path|None = None; rel: Path|None = None
     e0: object = None; dev_correct: dict|None = None  # an untied run's E₀; the final evaluation's right answers
 
 # %% ../nbs/07_train.ipynb #a7e01b01
-def _prepare(cfg:RunConfig, out, data) -> _Run:
-    "Processes, data, model, optimizer, sampler, σ and engine of a run"
+def _prepare(cfg:RunConfig, out, data, noise_key:int|None=None) -> _Run:
+    "Processes, data, model, optimizer, sampler, σ and engine of a run; a dptie run's privacy state in one `PrivateTraining`"
     rank, ws = init_from_env(cfg.device)
     if ws != cfg.world_size:
         raise ValueError(f"world_size={cfg.world_size} but {ws} process(es) were launched: run `torchrun --nproc_per_node "
@@ -258,14 +275,15 @@ def _prepare(cfg:RunConfig, out, data) -> _Run:
     torch.manual_seed(cfg.seed)  # again: building an untied model draws (Hugging Face initialises its new head), a tied one not; both arms' dropout from here
     if rank: torch.manual_seed(cfg.seed + 10_007 * rank)  # same weights on every rank, its own dropout stream
     r.opt = make_optimizer(cfg, [p for p in r.model.parameters() if p.requires_grad])
-    r.sampler, r.steps, r.q, r.ebs = _plan(cfg, len(r.tr))
+    r.sampler, r.steps, r.q, r.ebs, plan = _plan(cfg, len(r.tr))
     r.ledger = PrivacyLedger()
-    if cfg.private:
-        r.sigma = cfg.sigma if cfg.sigma is not None else noise_multiplier(target_epsilon=cfg.epsilon, sample_rate=r.q, steps=r.steps,
-                                                                            delta=r.delta, method=cfg.accountant)
-        if not cfg.secure_noise: r.gen = torch.Generator(cfg.device).manual_seed(cfg.seed + 10_000)
+    if cfg.private: r.sigma, r.key = plan.noise_multiplier, run_noise_key(cfg, noise_key)
+    owns = cfg.private and cfg.engine == "dptie" and cfg.tied_norm != "one-use"   # the DP optimizer counts the ledger itself
+    if cfg.private and cfg.engine != "dptie" and not cfg.secure_noise: r.gen = torch.Generator(cfg.device).manual_seed(cfg.seed + 10_000)
+    kw = dict(noise_key=r.key, ledger=r.ledger if owns else None) if cfg.engine == "dptie" else {}
     r.engine = make_engine(cfg.engine, r.model, r.opt, r.sigma or 0., cfg.max_grad_norm, r.ebs, r.gen, cfg.secure_noise,
-                           sampler=r.sampler if cfg.private else None, tied_norm=cfg.tied_norm)  # dptie: checks its first micro-batch and every draw
+                           sampler=r.sampler if cfg.private else None, tied_norm=cfg.tied_norm, **kw)  # dptie: checks its first micro-batch and every draw
+    if owns: r.priv = PrivateTraining(r.engine.opt, r.sampler, r.ledger, plan)   # what make_private returns: one privacy state
     r.ck = r.out/"checkpoint.pt" if r.out and cfg.checkpoint_every else None
     r.rel = r.out/"released.json" if r.out and cfg.private and cfg.secure_noise else None
     return r
@@ -281,7 +299,8 @@ def _metrics(r:_Run) -> dict:
              data=dict(train=_public_meta(r.tr.meta, cfg), dev=r.dev.meta),
              privacy=dict(private=cfg.private, delta=r.delta, sample_rate=r.q, planned_steps=r.steps, noise_multiplier=r.sigma,
                           expected_batch_size=r.ebs, accountant_for_calibration=cfg.accountant,
-                          noise="secure" if cfg.secure_noise else "seeded",
+                          noise="secure" if cfg.secure_noise else f"seeded ({cfg.noise})" if cfg.private else None,
+                          **({"noise_key": r.key} if r.key is not None else {}),
                           sampling=("secure" if cfg.secure_noise else "seeded") if cfg.private else None,
                           diagnostics=cfg.diagnostics, **privacy_scope(cfg)),
              history=[], evals=[])
@@ -297,19 +316,32 @@ def refuse_finished(out:str|Path, # the run's folder
     except (json.JSONDecodeError, OSError): done = False
     if done: raise ValueError(f"{out} holds a finished run ({f.name}, status ok): {advice}")
 
+def _private_state(r:_Run) -> dict:
+    "What a checkpoint keeps of a run's privacy: a dptie run's `PrivateTraining` state, else the optimizer, noise generator and ledger"
+    if r.priv is not None: return dict(run=r.priv.state_dict())
+    return dict(optimizer=r.opt.state_dict(), noise_rng=r.gen.get_state() if r.gen is not None else None, ledger=r.ledger.to_dict())
+
+def _restore_private(r:_Run, st:dict):
+    "Restore `_private_state` into a freshly prepared run"
+    if r.priv is not None:
+        r.priv.load_state_dict(st["run"]); r.key = r.priv.noise_key   # the key the run began with, not a new nonce's
+        if r.key is not None: r.m["privacy"]["noise_key"] = r.key
+        return
+    r.opt.load_state_dict(st["optimizer"])
+    if r.gen is not None: r.gen.set_state(st["noise_rng"])
+    r.ledger.segments = PrivacyLedger.from_dict(st["ledger"]).segments
+
 def _resume(r:_Run):
 
     "Continue from the run's checkpoint, if any; count the steps a secure run began after it"
     if r.ck is not None and r.ck.exists():
         st = load_checkpoint(r.ck, r.cfg)
-        r.model.load_state_dict(st["model"]); r.opt.load_state_dict(st["optimizer"]); torch.set_rng_state(st["torch_rng"])
-        if r.gen is not None: r.gen.set_state(st["noise_rng"])
-        r.ledger = PrivacyLedger.from_dict(st["ledger"])
+        r.model.load_state_dict(st["model"]); _restore_private(r, st["private"]); torch.set_rng_state(st["torch_rng"])
         r.m.update(history=json.loads(st["history"]), evals=json.loads(st["evals"]), resumed_from_step=st["step"])
         r.step_times, r.start = list(st["step_times"]), st["step"]
         if (v := json.loads(st.get("verified") or "null")):  # checked before the interruption: not again, so the
             r.m["privacy"]["first_step_verified"] = v        # resumed run cuts its micro-batches as the straight run did
-            if hasattr(r.engine, "verify_next"): r.engine.verify_next = False
+            if r.priv is None and hasattr(r.engine, "verify_next"): r.engine.verify_next = False   # (a dptie run's state says so itself)
 
         if r.rank == 0: print(f"{r.cfg.run_id()}: resuming from step {r.start} of {r.steps} ({r.ck})", file=sys.stderr)
     lost = _steps_begun(r.rel, r.cfg) - r.ledger.steps  # secure: steps begun after the last checkpoint, their updates lost
@@ -332,7 +364,7 @@ def _step(r:_Run, step:int) -> dict:
     idx = r.sampler.batch(step)
 
     row = _one_step(r.model, r.engine, r.cfg, r.tr, idx)
-    if r.cfg.private: r.ledger.step(r.sigma, r.q)
+    if r.cfg.private and r.priv is None: r.ledger.step(r.sigma, r.q)   # (a dptie run's DP optimizer counted it in step())
     if r.engine.verified and "first_step_verified" not in r.m["privacy"]:
         v = r.engine.verified  # a secure run publishes no size or step of a private batch
         r.m["privacy"]["first_step_verified"] = dict(checked=True, rtol=v["rtol"]) if r.cfg.secure_noise else dict(step=step + 1, **v)
@@ -341,6 +373,7 @@ def _step(r:_Run, step:int) -> dict:
 
 def _spent(r:_Run, method:str) -> float:
     "ε spent so far by `method`; ∞ for the one-use emulation, whose releases are not bounded by C (no ε is claimed)"
+    if r.priv is not None: return r.priv.epsilon(method)
     return math.inf if r.cfg.tied_norm == "one-use" else r.ledger.epsilon(r.delta, method)
 
 def _log(r:_Run, step:int, row:dict, with_prv:bool) -> dict:
@@ -367,6 +400,7 @@ def _finish(r:_Run, t0:float):
     if cfg.private and "first_step_verified" not in p:
         p["first_step_verified"] = None  # not checked: the opacus engine, or every Poisson batch was empty
     if r.rel is not None: p["lost_steps"] = r.ledger.steps - r.steps  # counted beyond the steps taken
+    if r.priv is not None: p["locality_checks"] = r.priv.optimizer.locality_checks   # the first step's and the later ones
     p.update(steps=r.ledger.steps if cfg.private else r.steps, ledger=r.ledger.to_dict(),
              epsilon_rdp=_spent(r, "rdp") if cfg.private else None,
              epsilon_prv=_spent(r, "prv") if cfg.private else None)
@@ -389,12 +423,13 @@ def train(cfg:RunConfig, # the run
           progress:bool=True, # show a progress bar
           data:tuple|None=None, # (train, dev) `EncodedTask`s, to skip loading (tests)
           overwrite:bool=False, # train again into an `out` that holds a finished run (else: refused)
+          noise_key:int|None=None, # a seeded run's noise key, to make a recorded run again (its metrics' privacy.noise_key)
          ) -> dict:
     "Run one experiment and return (and write) its metrics"
     t0 = time.time()
     if out is not None and not overwrite: refuse_finished(out)
     if cfg.num_threads: torch.set_num_threads(cfg.num_threads)
-    r = _prepare(cfg, out, data)
+    r = _prepare(cfg, out, data, noise_key)
     r.m = _metrics(r)
     write = (lambda: atomic_write_json(r.out/"metrics.json", r.m)) if r.out and r.rank == 0 else (lambda: None)
     log_k, eval_k = _every(cfg.log_every, r.steps, 40), _every(cfg.eval_every, r.steps, 5)
@@ -415,7 +450,7 @@ def train(cfg:RunConfig, # the run
                 bar.set_postfix(loss=f"{row.get('loss') or float('nan'):.3f}", **({f"eps_{cfg.accountant}": f"{eps:.2f}"} if cfg.private and eps is not None else {}))
             if at_eval or last: _evaluate(r, step + 1, last); write()
             if r.ck is not None and r.rank == 0 and (step + 1) % cfg.checkpoint_every == 0 and not last:
-                save_checkpoint(r.ck, step + 1, r.model, r.opt, r.gen, r.ledger, r.m, r.step_times)
+                save_checkpoint(r.ck, step + 1, r.model, _private_state(r), r.m, r.step_times)
             bar.update(1)
         bar.close()
         _finish(r, t0)
@@ -450,9 +485,9 @@ def _one_step(model, engine, cfg, tr, idx) -> dict:
         # and the check could only hold to 1e-2; the engine's arithmetic does not depend on the factors' dtype (chapter 04_ghost)
         prec = "float32" if getattr(engine, "verify_next", False) and len(part) >= 2 else cfg.precision
         with autocast_for(prec, cfg.device): losses, _ = class_loss(model, _to(collate(tr, part), cfg.device), cfg.restrict_loss)
-        def again(pos, part=part, prec=prec):         # the check's recompute: the same precision
-            with autocast_for(prec, cfg.device): return class_loss(model, _to(collate(tr, part[pos]), cfg.device), cfg.restrict_loss)[0]
-        norms = engine.backward(losses, recompute=again)  # the first-step check recomputes a few losses in smaller batches
+        def again(pos, part=part):                    # the locality check's recompute, in float32 (bf16 rounds by batch size)
+            with autocast_for("float32", cfg.device): return class_loss(model, _to(collate(tr, part[pos]), cfg.device), cfg.restrict_loss)[0]
+        norms = engine.backward(losses, recompute=again, indices=part)  # checked: the first step, then a share of the later ones
         all_l.append(losses.detach().double().cpu())
         if norms is not None: all_n.append(norms.detach().double().cpu())
         for k, v in (engine.parts or {}).items(): parts.setdefault(k, []).append(v)
@@ -594,7 +629,8 @@ def main(argv=None):
         old, done = config_from_run(src)
         cfg = RunConfig.from_dict({**asdict(old), **{k: a[k] for k in _given(argv)}})
     else: cfg = RunConfig.from_dict(a)
-    m = train(cfg, out or scratch_out(cfg), overwrite=overwrite)
+    key = (done.get("privacy") or {}).get("noise_key") if done is not None and not _given(argv) else None   # the recorded run's noise, only for the same run
+    m = train(cfg, out or scratch_out(cfg), overwrite=overwrite, noise_key=key)
     rc = 0
     if world()[0] == 0:
         rec = dict(run_id=m["run_id"], dev_acc=m["final"]["dev_acc"], epsilon_prv=m["privacy"].get("epsilon_prv"),

@@ -11,7 +11,7 @@ PKG = ROOT/"dptie_nb"
 LAYERS = [
     {"plumbing": ["files", "runner", "accountant", "distributed", "factors", "assets"]},
     {"definitions": ["config", "definitions"]},
-    {"engine": ["rules", "ghost", "data", "model", "dpoptim", "engine", "corpus", "lm"]},
+    {"engine": ["rules", "ghost", "data", "model", "dpoptim", "private", "engine", "corpus", "lm"]},
     {"jobs": ["train", "pretrain", "probe", "bench", "sweep"], "report": ["results", "figures", "findings", "report"]},
     {"face": ["cli"]},
 ]

@@ -7,7 +7,7 @@ import pytest
 
 pytestmark = pytest.mark.skipif(not os.environ.get("DPTIE_ASSETS"), reason="needs DPTIE_ASSETS")
 ARGS = ["--task", "sst2", "--epsilon", "3", "--train-cap", "96", "--dev-cap", "16", "--max-len", "32", "--batch-size", "16",
-        "--epochs", "2", "--num-threads", "1", "--checkpoint-every", "1", "--seed", "3"]
+        "--epochs", "2", "--num-threads", "1", "--checkpoint-every", "1", "--seed", "3", "--noise", "common"]  # one key: two processes, one noise
 
 def cmd(out, model): return [str(Path(sys.executable).with_name("dptie")), "train", *ARGS, "--model", str(model), "--out", str(out)]
 
