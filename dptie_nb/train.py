@@ -23,11 +23,11 @@ from .model import autocast_for, build_model, class_loss, is_tied, param_counts,
 
 # %% auto #0
 __all__ = ['DIAGNOSTICS', 'TRAIN_DIAGNOSTICS', 'PROBE_TRAINS', 'EVAL_FIELDS', 'CHECKPOINT_FORMAT', 'environment', 'git_state',
-           'file_sha256', 'provenance', 'params_sha256', 'peak_memory_mb', 'privacy_scope', 'make_model',
-           'freeze_for_probe', 'auroc', 'dev_metrics', 'pack_bits', 'evaluate', 'make_optimizer', 'save_checkpoint',
-           'load_checkpoint', 'run_noise_key', 'refuse_finished', 'lr_at', 'train', 'norm_split', 'initial_embedding',
-           'head_drift', 'train_args', 'train_parser', 'config_from_run', 'compare_runs', 'main', 'launch_train',
-           'template_values', 'run_template', 'run_main']
+           'file_sha256', 'provenance', 'params_sha256', 'peak_memory_mb', 'privacy_scope', 'threshold_acc',
+           'make_model', 'freeze_for_probe', 'auroc', 'dev_metrics', 'pack_bits', 'evaluate', 'make_optimizer',
+           'save_checkpoint', 'load_checkpoint', 'run_noise_key', 'refuse_finished', 'lr_at', 'train', 'norm_split',
+           'initial_embedding', 'head_drift', 'train_args', 'train_parser', 'config_from_run', 'compare_runs', 'main',
+           'launch_train', 'template_values', 'run_template', 'run_main']
 
 # %% ../nbs/07_train.ipynb #7312b362
 from .config import (CHOICES, ENGINES, OPTIMIZERS, TEMPLATE_EXTRA, RunConfig, defaults, field_help, parse_epsilon,
@@ -83,7 +83,7 @@ def peak_memory_mb(device:str="cpu") -> float:
 #: a logged row's un-noised statistics of its private batch, which ε does not cover
 DIAGNOSTICS = ("loss", "batch_size", "clip_frac", "norm_q", "norm2_parts", "cross_share", "step_time_s", "peak_memory_mb")
 #: statistics of the private training subset in `data.train`
-TRAIN_DIAGNOSTICS = ("label_counts", "mean_tokens", "truncated")
+TRAIN_DIAGNOSTICS = ("label_counts", "mean_tokens", "truncated", "prior")
 
 def _public_meta(meta:dict, cfg) -> dict:
     "The training split's description, without its statistics when diagnostics are off."
@@ -102,6 +102,10 @@ def privacy_scope(cfg) -> dict:
                    "are un-noised statistics of the private training data (diagnostics='off' writes none of them)")
     out.append("final train_time_s, mean_step_time_s, median_step_time_s and peak_memory_mb: they grow with the Poisson "
                "batches' sizes")
+    out.append("evals' acc_prior and final's dev_acc_prior and baseline_acc_prior: their threshold predicts label 1 for the "
+               "training population's label-1 share, an un-noised count of the private labels" +
+               (" (data.train.prior)" if cfg.diagnostics == "on" else "; diagnostics='off' does not write the share itself, "
+                "but these accuracies depend on it"))
     if cfg.eval_split == "holdout":
         out.append(f"evals: they are computed on {cfg.holdout} held-out training examples, private data outside this run's "
                    "sampling population, which ε does not cover (a tuning run's evaluations)")
@@ -116,6 +120,16 @@ def privacy_scope(cfg) -> dict:
     return dict(covers="the noisy updates and the final weights, and what is computed from them alone: the dev "
                        "evaluations (public dev data), history rows' head_drift and final.params_sha256", not_covered=out)
 
+
+# %% ../nbs/07_train.ipynb #8630d859
+def threshold_acc(margin, # [n] a score per example: label 1's logit minus label 0's
+                  labels, # [n] 0/1 labels
+                  share:float, # the share of examples to predict label 1
+                 ) -> float:
+    "Accuracy of predicting label 1 where `margin` exceeds its (1 − `share`) quantile: about `share` of the examples predicted 1"
+    if not 0 <= share <= 1: raise ValueError(f"share={share}: a share of examples, between 0 and 1")
+    m, y = np.asarray(margin, np.float64), np.asarray(labels)
+    return float(((m > np.quantile(m, 1 - share)) == (y == 1)).mean())
 
 # %% ../nbs/07_train.ipynb #f6e329c1
 def make_model(cfg:RunConfig) -> torch.nn.Module:
@@ -135,7 +149,7 @@ def freeze_for_probe(model) -> torch.nn.Module:
     if not any(p.requires_grad for p in model.parameters()): raise ValueError(f"no parameter named like {PROBE_TRAINS} in {names[:4]}...")
     return model
 
-EVAL_FIELDS = ("bal_acc", "auroc", "pos_share", "label_loss")  # what an evaluation records besides acc, loss and n
+EVAL_FIELDS = ("bal_acc", "auroc", "pos_share", "label_loss", "p_words", "acc_median", "acc_prior")  # what an evaluation records besides acc, loss and n
 
 def auroc(scores, labels) -> float|None:
     "Area under the ROC curve of `scores` for 0/1 `labels` (Mann–Whitney, ties count half); None unless both labels occur."
@@ -145,7 +159,10 @@ def auroc(scores, labels) -> float|None:
     if not (n1 and n0): return None
     return float((rankdata(np.asarray(scores, float))[y].sum() - n1 * (n1 + 1) / 2) / (n1 * n0))
 
-def dev_metrics(labels, logits, losses) -> tuple[dict, np.ndarray]:
+def dev_metrics(labels, logits, losses,
+                prior:float|None=None, # the training population's label-1 share, for `acc_prior` (None: not computed)
+                lse=None, # [n] each example's log-partition over the vocabulary, for `p_words` (None: not computed)
+               ) -> tuple[dict, np.ndarray]:
     "A split's metrics from its labels [n], label-word logits [n, K] and per-example losses [n], and which examples the arg-max got right."
     y, z, l = np.asarray(labels), np.asarray(logits, np.float64), np.asarray(losses, np.float64)
     if z.ndim != 2 or len(z) != len(y) or len(l) != len(y):
@@ -153,9 +170,13 @@ def dev_metrics(labels, logits, losses) -> tuple[dict, np.ndarray]:
     if not len(y): raise ValueError("no examples to evaluate")
     pred = z.argmax(1); ok = pred == y
     two_way = np.logaddexp.reduce(z, axis=1) - z[np.arange(len(y)), y]  # cross-entropy over the label words
+    two = z.shape[1] == 2; mg = z[:, 1] - z[:, 0] if two else None
     return dict(acc=float(ok.mean()), bal_acc=float(np.mean([ok[y == k].mean() for k in np.unique(y)])),
-                auroc=auroc(z[:, 1] - z[:, 0], y) if z.shape[1] == 2 else None, pos_share=float((pred == 1).mean()),
-                loss=float(l.mean()), label_loss=float(two_way.mean()), n=len(y)), ok
+                auroc=auroc(mg, y) if two else None, pos_share=float((pred == 1).mean()),
+                loss=float(l.mean()), label_loss=float(two_way.mean()),
+                p_words=None if lse is None else float(np.exp(z - np.asarray(lse, np.float64)[:, None]).sum(1).mean()),
+                acc_median=threshold_acc(mg, y, 0.5) if two else None,
+                acc_prior=threshold_acc(mg, y, prior) if two and prior is not None else None, n=len(y)), ok
 
 def pack_bits(x) -> dict:
     "A 0/1 vector as {n, bits}: its bits packed eight to a byte, in base64 (`dptie_nb.results.unpack_bits` reads it)."
@@ -165,8 +186,8 @@ def pack_bits(x) -> dict:
 
 @torch.no_grad()
 def evaluate(model, data, batch_size:int=64, restrict:bool=False, device:str="cpu", per_example:bool=False,
-             precision:str="float32") -> dict:
-    "`dev_metrics` of an encoded split (accuracy, balanced accuracy, AUROC, share predicted label 1, both losses); `per_example` adds `correct`, its right answers packed by `pack_bits`."
+             precision:str="float32", prior:float|None=None) -> dict:
+    "`dev_metrics` of an encoded split (accuracies, AUROC, share predicted label 1, both losses; `acc_prior` at the training `prior`); `per_example` adds `correct`, its right answers packed by `pack_bits`."
     if not len(data): raise ValueError("evaluate: the split has no examples")
     was, (ys, zs, ls) = model.training, ([], [], [])
     model.eval()
@@ -176,7 +197,9 @@ def evaluate(model, data, batch_size:int=64, restrict:bool=False, device:str="cp
             with autocast_for(precision, device): l, sub = class_loss(model, b, restrict)
             ys.append(b["labels"].cpu()); zs.append(sub.double().cpu()); ls.append(l.double().cpu())
     finally: model.train(was)
-    out, ok = dev_metrics(torch.cat(ys).numpy(), torch.cat(zs).numpy(), torch.cat(ls).numpy())
+    y, z, l = torch.cat(ys).numpy(), torch.cat(zs).numpy(), torch.cat(ls).numpy()
+    lse = None if restrict else l + z[np.arange(len(y)), y]   # the full-vocabulary loss is log Σ exp(logits) − the label word's logit
+    out, ok = dev_metrics(y, z, l, prior, lse)
     return dict(out, correct=pack_bits(ok)) if per_example else out
 
 def _to(batch, device): return {k: v.to(device) if torch.is_tensor(v) else v for k, v in batch.items()}
@@ -248,6 +271,7 @@ class _Run:
     gen: object = None; ledger: object = None; m: dict|None = None; start: int = 0; priv: object = None; key: int|None = None
     step_times: list = field(default_factory=list); ck: Path|None = None; rel: Path|None = None
     e0: object = None; dev_correct: dict|None = None  # an untied run's E₀; the final evaluation's right answers
+    prior: float|None = None  # the training population's label-1 share: acc_prior's threshold
 
 # %% ../nbs/07_train.ipynb #a7e01b01
 def _prepare(cfg:RunConfig, out, data, noise_key:int|None=None) -> _Run:
@@ -268,6 +292,7 @@ def _prepare(cfg:RunConfig, out, data, noise_key:int|None=None) -> _Run:
         tr, held = holdout_split(data[0], cfg.holdout, cfg.data_seed)
         data = (tr, held if cfg.eval_split == "holdout" else data[1])
     r = _Run(cfg, Path(out) if out else None, rank, ws, *data)
+    r.prior = float(np.mean(np.asarray(r.tr.labels) == 1))  # the sampling population's labels, never the evaluated split's
     r.delta = check_delta_for(cfg.delta, len(r.tr)) if cfg.delta is not None else paper_delta(len(r.tr))
     r.model = make_model(cfg).to(cfg.device).train()
     if cfg.label_init == "random": reinit_rows(r.model, r.tr.label_token_ids, seed=cfg.seed + 20_000)
@@ -296,7 +321,7 @@ def _metrics(r:_Run) -> dict:
                              **({} if r.e0 is None else dict(head_drift_init=head_drift(r.model, r.e0)))),
              environment=environment(cfg.device), provenance=provenance(cfg),
 
-             data=dict(train=_public_meta(r.tr.meta, cfg), dev=r.dev.meta),
+             data=dict(train=_public_meta(dict(r.tr.meta, prior=r.prior), cfg), dev=r.dev.meta),
              privacy=dict(private=cfg.private, delta=r.delta, sample_rate=r.q, planned_steps=r.steps, noise_multiplier=r.sigma,
                           expected_batch_size=r.ebs, accountant_for_calibration=cfg.accountant,
                           noise="secure" if cfg.secure_noise else f"seeded ({cfg.noise})" if cfg.private else None,
@@ -390,9 +415,15 @@ def _log(r:_Run, step:int, row:dict, with_prv:bool) -> dict:
 
 def _evaluate(r:_Run, step:int, final:bool=False):
     "Evaluate on the dev split into `evals`; the final evaluation also keeps which dev examples it got right"
-    ev = evaluate(r.model, r.dev, restrict=r.cfg.restrict_loss, device=r.cfg.device, per_example=final, precision=r.cfg.precision)
+    ev = evaluate(r.model, r.dev, restrict=r.cfg.restrict_loss, device=r.cfg.device, per_example=final, precision=r.cfg.precision,
+                  prior=r.prior)
     if final: r.dev_correct = ev.pop("correct")
     r.m["evals"].append(dict(step=step, **ev))
+
+def _baseline(evals:list) -> dict:
+    "The threshold-only baseline: the step-0 evaluation's re-thresholded accuracies (None when the run has no step-0 evaluation)"
+    e0 = evals[0] if evals and evals[0].get("step") == 0 else {}
+    return dict(baseline_acc_prior=e0.get("acc_prior"), baseline_acc_median=e0.get("acc_median"), baseline_auroc=e0.get("auroc"))
 
 def _finish(r:_Run, t0:float):
     "The run's privacy totals and final numbers"
@@ -406,7 +437,7 @@ def _finish(r:_Run, t0:float):
              epsilon_prv=_spent(r, "prv") if cfg.private else None)
     ev = r.m["evals"][-1]
     r.m["final"] = dict(dev_acc=ev["acc"], dev_loss=ev["loss"], **{f"dev_{k}": ev.get(k) for k in EVAL_FIELDS},
-                        dev_correct=r.dev_correct, steps=r.steps,
+                        dev_correct=r.dev_correct, steps=r.steps, **_baseline(r.m["evals"]),
                         train_time_s=time.time() - t0, mean_step_time_s=float(np.mean(r.step_times)),
                         median_step_time_s=float(np.median(r.step_times)), peak_memory_mb=peak_memory_mb(cfg.device),
                         params_sha256=params_sha256(r.model))
