@@ -19,15 +19,15 @@ from .distributed import all_gather_objects, check_same, gather_lists, init_from
 from .dpoptim import VERIFY_EXAMPLES, _mix_key, noise_key_for
 from .private import PrivateTraining, private_plan
 from .engine import make_engine
-from .model import autocast_for, build_model, class_loss, is_tied, param_counts, predict, reinit_rows
+from .model import autocast_for, build_model, class_loss, hidden_states, is_tied, param_counts, predict, reinit_rows, untie
 
 # %% auto #0
 __all__ = ['DIAGNOSTICS', 'TRAIN_DIAGNOSTICS', 'PROBE_TRAINS', 'EVAL_FIELDS', 'CHECKPOINT_FORMAT', 'environment', 'git_state',
            'file_sha256', 'provenance', 'params_sha256', 'peak_memory_mb', 'privacy_scope', 'threshold_acc',
            'make_model', 'freeze_for_probe', 'auroc', 'dev_metrics', 'pack_bits', 'evaluate', 'make_optimizer',
-           'save_checkpoint', 'load_checkpoint', 'run_noise_key', 'refuse_finished', 'lr_at', 'train', 'norm_split',
-           'initial_embedding', 'head_drift', 'train_args', 'train_parser', 'config_from_run', 'compare_runs', 'main',
-           'launch_train', 'template_values', 'run_template', 'run_main']
+           'save_checkpoint', 'load_checkpoint', 'run_noise_key', 'refuse_finished', 'lr_at', 'noise_walk',
+           'last_hidden_norms', 'train', 'norm_split', 'initial_embedding', 'head_drift', 'train_args', 'train_parser',
+           'config_from_run', 'compare_runs', 'main', 'launch_train', 'template_values', 'run_template', 'run_main']
 
 # %% ../nbs/07_train.ipynb #7312b362
 from .config import (CHOICES, ENGINES, OPTIMIZERS, TEMPLATE_EXTRA, RunConfig, defaults, field_help, parse_epsilon,
@@ -330,6 +330,9 @@ def _metrics(r:_Run) -> dict:
                           diagnostics=cfg.diagnostics, **privacy_scope(cfg)),
              history=[], evals=[])
     if not r.model.dptie_info["pretrained"]: m["warning"] = f"{cfg.model} was randomly initialised (regime={cfg.regime!r})"
+    if cfg.private:  # the untied head's predicted extra noise, from the step-0 model on the evaluated (public or held-out) split
+        walk, h = noise_walk(cfg, r.steps, r.sigma, r.ebs), float(np.median(last_hidden_norms(r.model, r.dev, device=cfg.device)))
+        m["privacy"].update(predicted_noise_walk=walk, median_h_norm=h, predicted_logit_noise_nats=walk * h)
     return m
 
 def refuse_finished(out:str|Path, # the run's folder
@@ -447,6 +450,27 @@ def _finish(r:_Run, t0:float):
         load_tokenizer().save_pretrained(r.out/"model")  # the tokenizer it was trained with: AutoTokenizer loads the folder
     r.m["status"] = "ok"
 
+
+# %% ../nbs/07_train.ipynb #d789aafc
+def noise_walk(cfg:RunConfig, # the run
+               steps:int, # its planned steps
+               sigma:float, # its noise multiplier
+               batch:float, # its expected batch size B = qN
+              ) -> float:
+    "The predicted random walk per coordinate of a noise-dominated weight: lr·√(Σₜ sₜ²) under Adam, times σC/B over 1 − momentum under SGD"
+    if not sigma: return 0.0
+    walk = math.sqrt(sum(lr_at(cfg, t, steps) ** 2 for t in range(steps)))
+    return walk if cfg.optimizer in ("adam", "adamw") else walk * sigma * cfg.max_grad_norm / batch / (1 - cfg.momentum)
+
+@torch.no_grad()
+def last_hidden_norms(model, data, n:int=64, device:str="cpu") -> np.ndarray:
+    "‖h‖ at the last prompt position of the first `n` examples of a split (float32, dropout off): what the LM head's rows are dotted with"
+    was = model.training; model.eval()
+    try:
+        b = _to(collate(data, np.arange(min(n, len(data)))), device)
+        h = hidden_states(model, b["input_ids"], b["attention_mask"])
+        return torch.linalg.vector_norm(h[torch.arange(len(h)), b["attention_mask"].sum(1) - 1].double(), dim=1).cpu().numpy()
+    finally: model.train(was)
 
 # %% ../nbs/07_train.ipynb #a7e01b03
 def train(cfg:RunConfig, # the run
