@@ -233,14 +233,17 @@ def backward(self:DPOptimizer,
                            "or added; call backward once per micro-batch, then step()")
     check = self._check_due(losses)
     first = check and self.first_step_check is None
-    # checked micro-batch: clipped into a scratch dict, kept only once the check passed; the others straight into the buffers
-    sums = {} if check else self._sums
+    if check and not first:      # a later check needs forwards only: before the backward, which then runs as unchecked ones do
+        try: self._check_locality(losses, recompute, False)
+        except BaseException: self.clipper.clear(); raise
+    # the first checked micro-batch: clipped into a scratch dict, kept only once the check passed; the others straight into the buffers
+    sums = {} if first else self._sums
     if first: self.clipper.verify = VERIFY_EXAMPLES
     try: norms = self.clipper.backward(losses, into=sums)
     finally:
         if first: self.clipper.verify = False
-    if check:
-        self._check_locality(losses, recompute, first)
+    if first:
+        self._check_locality(losses, recompute, True)
         for pid, s in sums.items(): self._sums[pid] = self._sums[pid].add_(s) if pid in self._sums else s
     if d is not None: self._digests.add(d)
     self._ids |= ids
@@ -286,7 +289,7 @@ def _deterministic_train_mode(model:nn.Module):
 def _check_locality(self:DPOptimizer, losses:Tensor, recompute, first:bool):
     "Fail unless each checked example's loss, computed alone, is its loss in the whole micro-batch: in the model's training mode, dropout off"
     B, model = len(losses), self.clipper.model
-    rtol = _locality_rtol(self.clipper.last_autocast or losses.dtype)   # under autocast, a smaller batch may round the bf16 activations differently
+    rtol = _locality_rtol(self.clipper._amp or self.clipper.last_autocast or losses.dtype)   # under autocast, a smaller batch may round the bf16 activations differently
     solo = np.arange(min(B, VERIFY_EXAMPLES)) if first else np.sort(self._check_gen.choice(B, min(B, LATER_SINGLES), replace=False))
     def run(pos):
         out = torch.as_tensor(recompute(pos)).detach().double().flatten().cpu()

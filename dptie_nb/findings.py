@@ -104,6 +104,7 @@ PHRASES = {
     # (a) untied − tied, paired by seed
     "pairs": "{metric}: {n} paired comparison{n:pl} with an interval, {k} of them excluding 0{which:paren}{one}.",
     "pairs.one": "; {o} more with fewer than 3 paired seeds have no interval",
+    "pairs.code": "; {c} more whose arms made identical predictions are a code check, not a comparison",
     "pairs.none": "No setting has both a tied and an untied run with the same seed and a {metric}: no paired comparison.",
     "pairs.acc": "Dev accuracy: {n} paired comparison{n:pl} with an interval{besides}, Holm-corrected: a difference in {k}{which:paren}, "
                  "equivalence within ±{margin:g} points in {e}, inconclusive in {i}{one}; uninformative (both arms predict one class) in {u} "
@@ -128,6 +129,8 @@ PHRASES = {
     "verdict.one": "one seed, no interval: no conclusion", "verdict.better": "{arm} better (the interval excludes 0)",
     "verdict.ns": "not significant",
     "verdict.uninformative": "uninformative: both arms predict one class in every seed, so these runs say nothing about tying",
+    "verdict.code_check": "identical predictions: a code check, not a control (the paired differences have no variance, so no "
+                          "interval or test applies)",
     "verdict.diff": "{arm} better ({adj}{p:p}){small}",
     "verdict.diff_small": ", by less than the ±{margin:g}-point margin ({adj}TOST {tp:p}): a difference too small to matter at that margin",
     "label.diff_small": ", within ±{margin:g}",
@@ -137,7 +140,7 @@ PHRASES = {
     "label.few": "inconclusive ({n} seeds)",
     "verdict.inconclusive": "inconclusive: no difference shown ({adj}{p:p}) and no equivalence within ±{margin:g} points "
                             "({adj}TOST {tp:p}); {n} seeds detect only a difference of {mde:.1f} points or more (80% power)",
-    "label.one": "one seed", "label.uninformative": "uninformative (one class)", "label.diff": "{arm} better{small}",
+    "label.one": "one seed", "label.uninformative": "uninformative (one class)", "label.code_check": "identical predictions: a code check", "label.diff": "{arm} better{small}",
     "label.equivalent": "equivalent (±{margin:g})", "label.inconclusive": "inconclusive",
     # (a') below accuracy
     "learned": "In the {k} private run{k:pl} the AUROC of the label-word margin went from {a0:.2f} to {a:.2f} (step 0 → end, mean); "
@@ -252,6 +255,7 @@ def verdict_kind(d, margin:float, alpha:float=0.05) -> tuple[str, dict]:
     "What an accuracy comparison (a row of `comparisons`) shows: 'one', 'few' (fewer than `MIN_INTERVAL_N` seeds), 'uninformative', 'diff', 'equivalent' or 'inconclusive', and the facts its phrases need."
     adj = "" if d.primary else say("adj.holm")
     if d.uninformative: return "uninformative", {}  # both arms one class: nothing to compare, with any number of seeds
+    if d.get("code_check", False) is True: return "code_check", {}  # zero variance or identical predictions: no statistic applies
     if d.n < 2: return "one", {}
     if d.n < MIN_INTERVAL_N: return "few", dict(n=d.n)  # no interval from two seeds, and no equivalence without an SD from three
     if d.p_holm < alpha:  # a difference; when TOST also holds, one smaller than the margin, and said so
@@ -294,13 +298,14 @@ def pairs_summary(runs:pd.DataFrame, metric:str="acc") -> str:
         C = comparisons(runs)
         kinds = [(verdict_kind(d, C.attrs["margin"]), d) for _, d in C[~C.primary].iterrows()]
         u = sum(kd[0] == "uninformative" for kd, _ in kinds)   # of any number of seeds
-        kinds = [(kd, d) for kd, d in kinds if kd[0] != "uninformative"]
+        cc = sum(kd[0] == "code_check" for kd, _ in kinds)     # identical predictions: counted apart, never as equivalence
+        kinds = [(kd, d) for kd, d in kinds if kd[0] not in ("uninformative", "code_check")]
         o = sum(d.n < MIN_INTERVAL_N for _, d in kinds)   # fewer than 3 seeds: no interval, not counted among the comparisons
         k = lambda w: sum(kd[0] == w for kd, _ in kinds)
         which = sorted({say("better_on", arm=f["arm"], task=d.task, eps=d.eps_label) for (w, f), d in kinds if w == "diff"})
         return say("pairs.acc", n=len(kinds) - o, besides=say("besides") if C.primary.any() else "", k=k("diff"), which=which,
-                   e=k("equivalent"), margin=C.attrs["margin"], u=u, t=len(kinds) + u, i=k("inconclusive"),
-                   one=say("pairs.one", o=o) if o else "")
+                   e=k("equivalent"), margin=C.attrs["margin"], u=u, t=len(kinds) + u + cc, i=k("inconclusive"),
+                   one=(say("pairs.one", o=o) if o else "") + (say("pairs.code", c=cc) if cc else ""))
     o, D = int((D.n < MIN_INTERVAL_N).sum()), D[D.n >= MIN_INTERVAL_N]   # counts only comparisons that have an interval
     sig = D[(D.lo > 0) | (D.hi < 0)]
     which = sorted({say("better_on", arm=r.arm if (r["diff"] > 0) == hb else "tied", task=r.task, eps=r.eps_label) for _, r in sig.iterrows()})
@@ -539,12 +544,12 @@ def control_summary(C:pd.DataFrame, chance:float|None=None) -> str:
     out = []
     for _, d in rows.iterrows():
         kind, _ = verdict_kind(d, C.attrs["margin"])
-        has_ci = _has_ci(d)
-        fit = "" if kind == "uninformative" or not has_ci else say("control.in" if d.lo <= ctl["predicted"] <= d.hi else "control.out")
+        has_ci = _has_ci(d) and kind != "code_check"   # an interval of 0.0..0.0 from identical predictions is no interval
+        fit = "" if kind in ("uninformative", "code_check") or not has_ci else say("control.in" if d.lo <= ctl["predicted"] <= d.hi else "control.out")
         top = max(d.tied, d.untied)
         weak = (say("control.weak", k=AT_CHANCE, a=top, c=chance) if kind != "uninformative" and chance is not None and np.isfinite(chance)
                 and top <= chance + AT_CHANCE else "")
-        out.append(say("control.result", diff=d["diff"], ci=_ci_or_n(d),
+        out.append(say("control.result", diff=d["diff"], ci=_ci_or_n(d) if has_ci else say("control.n", n=d.n),
                        at=say("control.at", variant=d.variant) if len(rows) > 1 else "", verdict=comparison_verdict(d, C.attrs["margin"]), fit=fit, weak=weak))
     return say("control", setting=differs, why=ctl["why"] or "its reason is not given", arm=rows.arm.iloc[0], pred=ctl["predicted"], results="; ".join(out))
 

@@ -126,7 +126,11 @@ def make_private(model:nn.Module, # the model to train (its trainable parameters
                  collate_fn=None, # list of data[i] -> the batch loss_fn takes (default: torch's default_collate)
                  micro_batch_size:int|None=None, # examples per backward in priv.step() (None: the whole batch)
                  **kw) -> PrivateTraining: # `DPOptimizer`/`GhostClipper` options (check_first_step, mode, tied_norm='triangle', ...)
-    "σ for a target ε, and the run that spends it: DP optimizer, Poisson sampler, ledger and noise key in one object (secure unless a seed is given)"
+    """σ for a target ε, and the run that spends it: DP optimizer, Poisson sampler, ledger and noise key in one object (secure unless a seed is given)
+
+    The recommended loop: `priv = make_private(model, opt, train_set, 256, 3, 3.0, loss_fn=per_example_loss)`, then
+    `while not priv.done: priv.step()`. Save with `torch.save(dict(model=model.state_dict(), private=priv.state_dict()), f)`;
+    resume with the same `make_private(...)`, then `model.load_state_dict(s["model"]); priv.load_state_dict(s["private"])`."""
     check_materialised(model)
     if kw.get("tied_norm", "exact") == "one-use":
         raise ValueError("tied_norm='one-use' clips a tied matrix by its head's use alone and releases more than C for an "

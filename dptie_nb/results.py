@@ -20,18 +20,18 @@ from .definitions import MODE_ORDER, load_presets
 # %% auto #0
 __all__ = ['TASK_ORDER', 'GLUE_TRAIN_ROWS', 'SPENT_RTOL', 'NONPRIVATE_IGNORED', 'TIED_NORM_ARMS', 'PARTS', 'TOTAL_KEYS',
            'RUN_COLUMNS', 'BELOW_ACC', 'POINTS', 'MIN_INTERVAL_N', 'PANEL_KEYS', 'SUMMARY_COLUMNS', 'DIFF_COLUMNS',
-           'EQUIV_MARGIN', 'PRIMARY_EXTRA', 'CONTROL_EXTRA', 'COMPARISON_COLUMNS', 'GATE_RULES', 'GATE_WORDS',
-           'GATES_COLUMNS', 'AT_CHANCE', 'HEADROOM_COLUMNS', 'EVALS_COLUMNS', 'BASELINE_MODE', 'BENCH_COLUMNS',
-           'NORMS_COLUMNS', 'BY_HAND', 'ACCOUNTANT_COLUMNS', 'task_key', 'eps_key', 'is_dp', 'eps_text',
-           'spent_epsilon', 'run_epsilon', 'arm_of', 'setting_of', 'part_index', 'part_keys', 'part_label', 'run_parts',
-           'part_shares', 'MissingKey', 'get_key', 'chance_of', 'eval_fields', 'predicts_one_class', 'unpack_bits',
-           'mechanism_fields', 'run_row', 'claims_nothing', 'unclaimed', 'load_runs', 't_interval', 'with_variants',
-           'summarise', 'paired_diffs', 'holm', 'tost', 'mde', 'mcnemar', 'check_primary', 'primary_of',
-           'check_control', 'control_of', 'comparisons', 'check_gates', 'select_runs', 'preset_of', 'gate_base',
-           'presets_or_default', 'evaluate_gates', 'failed_gates', 'probe_accuracy', 'headroom', 'history_frame',
-           'parts_frame', 'evals_frame', 'mode_order', 'bench_status', 'load_bench', 'bench_groups', 'find_paper',
-           'load_paper', 'paper_gaps', 'paper_gap_tests', 'paper_steps', 'paper_memory', 'norms_table',
-           'accountant_table']
+           'EQUIV_MARGIN', 'PRIMARY_EXTRA', 'CONTROL_EXTRA', 'COMPARISON_COLUMNS', 'GATE_RULES', 'GATE_MODIFIERS',
+           'GATE_WORDS', 'GATES_COLUMNS', 'AT_CHANCE', 'HEADROOM_COLUMNS', 'EVALS_COLUMNS', 'BASELINE_MODE',
+           'BENCH_COLUMNS', 'NORMS_COLUMNS', 'BY_HAND', 'ACCOUNTANT_COLUMNS', 'task_key', 'eps_key', 'is_dp',
+           'eps_text', 'spent_epsilon', 'run_epsilon', 'arm_of', 'setting_of', 'part_index', 'part_keys', 'part_label',
+           'run_parts', 'part_shares', 'MissingKey', 'get_key', 'chance_of', 'eval_fields', 'predicts_one_class',
+           'unpack_bits', 'mechanism_fields', 'run_row', 'claims_nothing', 'unclaimed', 'load_runs', 't_interval',
+           'with_variants', 'summarise', 'paired_diffs', 'holm', 'tost', 'mde', 'mcnemar', 'check_primary',
+           'primary_of', 'check_control', 'control_of', 'code_check', 'comparisons', 'check_gates', 'select_runs',
+           'preset_of', 'gate_base', 'presets_or_default', 'evaluate_gates', 'failed_gates', 'probe_accuracy',
+           'headroom', 'history_frame', 'parts_frame', 'evals_frame', 'mode_order', 'bench_status', 'load_bench',
+           'bench_groups', 'find_paper', 'load_paper', 'paper_gaps', 'paper_gap_tests', 'paper_steps', 'paper_memory',
+           'norms_table', 'accountant_table']
 
 # %% ../nbs/09_results.ipynb #ba47babc
 TASK_ORDER = ("sst2", "qnli", "qqp")
@@ -510,7 +510,13 @@ def control_of(runs:pd.DataFrame, presets:dict|None=None) -> dict|None:
 
 # %% ../nbs/09_results.ipynb #19a3f3cb
 COMPARISON_COLUMNS = ["primary", "control", *DIFF_COLUMNS, "sd", "mde", "tost_p", "only_a", "only_b", "examples", "mcnemar_seeds", "uninformative",
-                      "p_holm", "tost_holm"]
+                      "code_check", "p_holm", "tost_holm"]
+
+def code_check(d, a_bits:list, b_bits:list) -> bool:
+    "Whether the paired differences `d` (≥ 2 seeds) are all 0, or the arms made the same prediction on every example of every seed: a check of the code (both arms computed alike), not a result"
+    if len(d) < 2: return False
+    same = all(a is not None and b is not None and len(a) == len(b) and bool(np.array_equal(a, b)) for a, b in zip(a_bits, b_bits))
+    return bool(same or not np.any(np.asarray(d, float)))
 
 def _matches(setting:str, arm:str, decl:dict) -> bool:
     "Whether a comparison is the one `decl` declares."
@@ -544,6 +550,7 @@ def comparisons(runs:pd.DataFrame, # runs from `load_runs`
         sd = float(d.std(ddof=1)) if len(d) > 1 else math.nan
         row.update(sd=sd, mde=mde(sd, len(d), alpha, power), tost_p=tost(d, margin), **mcnemar(list(u.correct[common]), list(tied.correct[common]), common),
                    uninformative=bool(tied.one_class[common].all() and u.one_class[common].all()),
+                   code_check=code_check(d, list(u.correct[common]), list(tied.correct[common])),
                    primary=decl is not None and _matches(r.setting, arm, decl), control=ctl is not None and _matches(r.setting, arm, ctl_sel))
         rows.append(row)
     D = pd.DataFrame(rows, columns=COMPARISON_COLUMNS)
@@ -572,6 +579,7 @@ def _apart(x, y, most:int=4) -> tuple[str, str]:
     return _pts(x, places), _pts(y, places)
 
 GATE_RULES = ("min_mean", "min_seed", "beats", "not_below")  # what a gate checks, besides its `gate` (name) and `match`
+GATE_MODIFIERS = ("tolerance",)  # not_below's tolerance in points (default 0): the paired difference may fall this far below 0
 GATE_WORDS = {"epsilon": {"none": None}, "sigma": {"calibrated": None}}  # the words a gate may use for a None setting
 
 def _gate_value(k:str, v, where:str):
@@ -601,8 +609,8 @@ def check_gates(gates, # a preset's `gates`: a list of tables
     for i, g in enumerate(gates):
         w = f"{where}[{i}]" + (f" ({g.get('gate')!r})" if isinstance(g, dict) and g.get("gate") else "")
         if not isinstance(g, dict) or not isinstance(g.get("gate"), str) or not g["gate"].strip(): raise ValueError(f"{w}: each gate needs a name, gate = \"...\"")
-        bad = sorted(set(g) - {"gate", "match", *GATE_RULES})
-        if bad: raise ValueError(f"{w}: unknown key(s) {bad}; a gate has gate, match and {', '.join(GATE_RULES)}")
+        bad = sorted(set(g) - {"gate", "match", *GATE_RULES, *GATE_MODIFIERS})
+        if bad: raise ValueError(f"{w}: unknown key(s) {bad}; a gate has gate, match and {', '.join(GATE_RULES)} (and tolerance with not_below)")
         if not any(r in g for r in GATE_RULES): raise ValueError(f"{w}: says nothing to check: give one of {', '.join(GATE_RULES)}")
         c = dict(gate=g["gate"], match=_gate_settings(g.get("match"), f"{w}: match"))
         for r in ("min_mean", "min_seed"):
@@ -611,6 +619,11 @@ def check_gates(gates, # a preset's `gates`: a list of tables
                 c[r] = float(g[r])
         for r in ("beats", "not_below"):
             if r in g: c[r] = _gate_settings(g[r], f"{w}: {r}")
+        if "tolerance" in g:
+            t = g["tolerance"]
+            if "not_below" not in g: raise ValueError(f"{w}: tolerance belongs to not_below (a paired difference), which this gate lacks")
+            if isinstance(t, bool) or not isinstance(t, (int, float)) or not 0 <= t <= 100: raise ValueError(f"{w}: tolerance={t!r} must be points in [0, 100]")
+            c["tolerance"] = float(t)
         out.append(c)
     return out
 
@@ -674,7 +687,8 @@ def _judge(g:dict, base:dict, runs:pd.DataFrame) -> dict:
     sel = {**base, **g["match"]}
     crit = ([f"each arm's mean ≥ {g['min_mean']:g}%"] if "min_mean" in g else []) + ([f"every seed ≥ {g['min_seed']:g}%"] if "min_seed" in g else []) \
            + ([f"each arm's mean > the best setting's mean at {_where(g['beats'])} (any arm)"] if "beats" in g else []) \
-           + ([f"each arm's mean ≥ the same arm's mean at {_where(g['not_below'])}"] if "not_below" in g else [])
+           + ([f"each arm paired by seed with itself at {_where(g['not_below'])}: mean difference ≥ −{g.get('tolerance', 0.0):g} points"
+               + ("" if "tolerance" in g else " (no tolerance declared)")] if "not_below" in g else [])
     row = dict(gate=g["gate"], rule=f"{_where(g['match'])}: " + "; ".join(crit), observed="–", passed=False, note="")
     arms = _arms(select_runs(runs, sel), tuple(sel))
     if not arms: return dict(row, note="not run: no run matches")
@@ -693,15 +707,21 @@ def _judge(g:dict, base:dict, runs:pd.DataFrame) -> dict:
             if not len(ref): fails.append(f"reference ({_where(g['beats'])}) not run")
             elif not m > best: fails.append("{} {} ≤ {}".format(a, *_apart(m, best)))
         if "not_below" in g:
-            b = _twin(runs, r, g["not_below"])
-            if not len(b): fails.append(f"no {a} runs at {_where(g['not_below'])}")
+            b, tol, at = _twin(runs, r, g["not_below"]), g.get("tolerance", 0.0), _where(g["not_below"])
+            d = (r.groupby("seed").acc.mean() - b.groupby("seed").acc.mean()).dropna() if len(b) else pd.Series(dtype=float)
+            if not len(b): fails.append(f"no {a} runs at {at}")
+            elif not len(d): fails.append(f"no seed of {a} also ran at {at}: two means of different seeds are no paired gate")
             else:
-                o += f" against {_pts(b.acc.mean())}%"
-                if not m >= b.acc.mean(): fails.append("{} {} < {} at {}".format(a, *_apart(m, b.acc.mean()), _where(g['not_below'])))
+                o += f"; paired by seed with {at}: {_pts(d.mean(), 2)} points (n={len(d)} seed{'s' * (len(d) > 1)})"
+                if not d.mean() >= -tol: fails.append("{} paired difference {} < {} points at {}".format(a, *_apart(d.mean(), -tol), at))
         obs.append(o)
     warn = []
     if ref is not None and len(ref):
         obs.append(f"reference {_pts(best)}% (the best of {ref.setting.nunique()} setting(s), n={len(ref)})")
+        start = float(pd.concat(arms.values()).acc0.mean())   # the arms' own model before any step
+        if np.isfinite(start) and best < start:
+            warn.append(f"vacuous: the reference's best, {_pts(best)}%, sits below the arms' own step-0 model ({_pts(start)}%), "
+                        "so beating it shows nothing the untrained model did not")
         chance = float(ref.chance.max())
         if np.isfinite(chance) and best <= chance + AT_CHANCE:  # a reference that did not learn: beating it says only that the arms learn
             warn.append(f"uninformative reference: its best, {_pts(best)}%, is within {AT_CHANCE:g} points of the majority class "
