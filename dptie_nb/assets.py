@@ -14,8 +14,8 @@ import pandas as pd
 
 # %% auto #0
 __all__ = ['HUB_MODELS', 'GLUE_TASKS', 'GLUE_SPLITS', 'GLUE_COLUMNS', 'GLUE_LABEL', 'AssetNotFound', 'project_root', 'shown_path',
-           'assets_root', 'reference_file', 'hub_reachable', 'project_models', 'find_asset', 'load_tokenizer',
-           'load_config', 'ModelSource', 'model_source', 'check_task', 'read_glue_tsv', 'load_glue']
+           'assets_root', 'reference_file', 'hub_reachable', 'known_names', 'project_models', 'find_asset',
+           'load_tokenizer', 'load_config', 'ModelSource', 'model_source', 'check_task', 'read_glue_tsv', 'load_glue']
 
 # %% ../nbs/00_assets.ipynb #57cd87cb
 HUB_MODELS = {"gpt2": "openai-community/gpt2", "distilgpt2": "distilbert/distilgpt2",
@@ -93,11 +93,29 @@ def hub_reachable(timeout:float=3.0) -> bool:
 # %% ../nbs/00_assets.ipynb #8ac86034
 _KINDS = {"tokenizer": "tokenizers", "config": "configs", "model": "models"}
 
+def known_names(kind:str) -> list[str]:
+    "The `kind` names this machine has: the folders of DPTIE_ASSETS and the project's models, and the Hub's short names"
+    root, pm = assets_root(), project_models()
+    dirs = [root/_KINDS[kind]] if root is not None else []
+    if kind in ("model", "config"): dirs += ([root/"models"] if root is not None else []) + ([pm] if pm is not None else [])
+    return sorted({p.name for d in dirs if d.is_dir() for p in d.iterdir() if p.is_dir()} | set(HUB_MODELS))
+
+def _looks_like_path(name:str) -> bool: return name.startswith(("/", ".", "~")) or os.sep + os.sep in name
+
 def _not_found(kind, name, tried, hub):
-    where = "; ".join(dict.fromkeys(str(t) for t in tried)) or "no local folder (DPTIE_ASSETS is unset)"  # each folder once
-    hub_msg = (f"the Hugging Face Hub could not be reached for {hub!r}" if hub else "it has no Hugging Face Hub id")
-    return AssetNotFound(f"{kind} {name!r} not found: looked in {where}, and {hub_msg}. Set DPTIE_ASSETS to a folder "
-                         f"in the assets layout (e.g. ../shared/assets), pass path=, or go online.")
+    "The error for an asset found nowhere: where it looked, what there is (the closest name first), and what to do"
+    import difflib
+    where = "; ".join(dict.fromkeys(str(t) for t in tried))  # each folder once
+    if _looks_like_path(name):
+        return AssetNotFound(f"{kind} folder {name!r} does not exist: pass an existing folder, or a model name ({', '.join(known_names(kind)[:8])})")
+    near = difflib.get_close_matches(name, known_names(kind), 3)
+    hint = f" Did you mean {' or '.join(repr(n) for n in near)}?" if near else ""
+    root = assets_root()
+    have = (f"DPTIE_ASSETS is {root}, whose {_KINDS[kind]}/ holds {', '.join(known_names(kind)[:12]) or 'nothing'}" if root is not None
+            else "DPTIE_ASSETS is unset: set it to a folder in the assets layout (e.g. ../shared/assets)")
+    hub_msg = (f"the Hugging Face Hub could not be reached for {hub!r} (go online, or put the model in DPTIE_ASSETS)" if hub
+               else "it has no Hugging Face Hub id")
+    return AssetNotFound(f"{kind} {name!r} not found:{hint} Looked in {where or 'no local folder'}; {hub_msg}. {have}; or pass path=.")
 
 def project_models() -> Path | None:
     "The project's own model folder, `reports/models` of the checkout the package is imported from (None when there is none)."

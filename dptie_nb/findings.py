@@ -21,14 +21,15 @@ from .config import CLIP_ONLY, eps_label
 from .definitions import MODE_LABELS, load_presets
 
 # %% auto #0
-__all__ = ['STYLES', 'PHRASES', 'METRICS', 'RATIO_PAIRS', 'QUESTIONS', 'PAIRED_NOISE_SINCE', 'DIFFERENCES', 'SETUP_PHRASES',
-           'num', 'signed', 'ci_text', 'pct', 'values_text', 'span_text', 'cell_text', 'fill', 'say', 'bullets',
-           'verdict', 'verdict_kind', 'comparison_verdict', 'primary_summary', 'pairs_summary', 'learning_brief',
-           'pair_ratios', 'paper_slowdown', 'memory_brief', 'memory_summary', 'norm_brief', 'noise_sentence',
-           'norms_brief', 'coverage', 'privacy_conclusions', 'privacy_brief', 'caveat_rows', 'caveats', 'conclusions',
-           'control_summary', 'noise_paired', 'pairing', 'gap_differences', 'sign_test', 'cost_sentences',
-           'no_gates_sentence', 'mechanism_summary', 'conclusion', 'goal_check', 'setup_facts', 'differences',
-           'overview', 'paper_status', 'run_summary']
+__all__ = ['STYLES', 'PHRASES', 'METRICS', 'RATIO_PAIRS', 'QUESTIONS', 'PAIRED_NOISE_SINCE', 'LEARNT_AUROC', 'DIFFERENCES',
+           'SETUP_PHRASES', 'num', 'signed', 'ci_text', 'pct', 'values_text', 'span_text', 'cell_text', 'fill', 'say',
+           'bullets', 'verdict', 'verdict_kind', 'comparison_verdict', 'primary_summary', 'pairs_summary',
+           'learning_brief', 'pair_ratios', 'paper_slowdown', 'memory_brief', 'memory_summary', 'norm_brief',
+           'noise_sentence', 'norms_brief', 'coverage', 'privacy_conclusions', 'privacy_brief', 'caveat_rows',
+           'caveats', 'conclusions', 'control_summary', 'noise_paired', 'pairing', 'gap_differences', 'sign_test',
+           'cost_sentences', 'no_gates_sentence', 'mechanism_summary', 'conclusion', 'memory_answer', 'accuracy_answer',
+           'privacy_answer', 'answers', 'goal_check', 'setup_facts', 'differences', 'overview', 'paper_status',
+           'run_summary']
 
 # %% ../nbs/09b_findings.ipynb #128f1a3f
 def num(x, nd:int=1) -> str:
@@ -158,6 +159,17 @@ PHRASES = {
     "cost.scope": "The benchmark ran {ran} (T = {T}{threads}); no other shape or batch size is in it.",
     "cost.opacus_pe": ", and {pm:span}× the memory of its per-example clipping of the tied one",
     "memory.none": "The benchmark has no configuration in which both our tied and our untied ghost clipping ran.",
+    "ans.memory": "exact ghost clipping of the tied model used {m:span}× the {what} of the same engine on the untied model "
+                  "({t:span}× the time) in the {n} benchmarked configuration{n:pl}, so tying costs no memory when the tied matrix is clipped exactly.",
+    "ans.memory.none": "not measured: the benchmark has no configuration where both the tied and the untied model ran.",
+    "ans.paper": " The paper's own evidence: {k} of its {n} gaps under DP {verb} Holm's correction.",
+    "ans.acc.none": "no runs, so no evidence.{paper}", "ans.acc.noprimary": "no primary comparison was declared, so no answer.{paper}",
+    "ans.acc.unmoved": "no evidence either way: DP never moved the features (the primary's dev AUROC {a0:.2f} at step 0, {a1:.2f} after; "
+                       "a rise of {rise:g} was needed), so tying had nothing to act on.{paper}",
+    "ans.acc.gates": "no evidence either way: {k} declared gate{k:pl} failed ({gates}).{paper}",
+    "ans.acc.primary": "{arm} − tied = {diff:signed} points (95% CI {ci:ci}, {n} paired seeds): {verdict}.{paper}",
+    "ans.privacy": "none from tying: both arms are clipped to C exactly and spent the same ε = {prv:vals} (PRV) at σ = {sigma:vals}.",
+    "ans.privacy.none": "no private run, so nothing spent.",
     "bench.none": "No benchmark: nothing to conclude about memory and time.",
     "paper_saves": "The paper's ghost-clipped untied models used {saves:span%} less memory than its per-example-clipped tied ones "
                    "(its \"more than 60%\" holds on {over60}).",
@@ -686,6 +698,51 @@ def conclusion(runs:pd.DataFrame, bench:pd.DataFrame|None=None, paper:dict|None=
     if len(cs): cost.append(f"The tied cross term 2⟨g_E, g_H⟩ is at most {pct(cs.max())} of any logged example's squared gradient norm.")
     return "\n\n".join(" ".join(g) for g in (trust, found, mech, regime, cost) if g)
 
+
+# %% ../nbs/09b_findings.ipynb #d4dff76c
+LEARNT_AUROC = 0.02  # the primary's mean AUROC must rise this much from step 0 before an accuracy gap can say anything about tying
+
+def memory_answer(bench:pd.DataFrame|None) -> str:
+    "Memory in one sentence: exact tied ghost clipping against the same engine on the untied model, with what the memory is"
+    R = pair_ratios(bench if bench is not None else pd.DataFrame(columns=BENCH_COLUMNS))
+    m, t = _ratios(R, 0, "memory"), _ratios(R, 0, "time")
+    if not m: return say("ans.memory.none")
+    dev = sorted(set((bench[bench.status == "ok"].device.astype(str))))
+    what = "GPU memory (max allocated)" if dev and all(d.startswith("cuda") for d in dev) else "CPU process memory (peak RSS)"
+    return say("ans.memory", m=m, t=t, n=len(m), what=what)
+
+def accuracy_answer(runs:pd.DataFrame, paper:dict|None=None, presets:dict|None=None) -> str:
+    "Accuracy in one sentence: no evidence when the gates fail or DP did not move the features, else the primary's gap; and the paper's own evidence"
+    T = paper_gap_tests(paper)
+    k = int(T.holds.sum()) if len(T) else 0
+    theirs = say("ans.paper", k=k, n=len(T), verb="survives" if k == 1 else "survive") if len(T) else ""
+    if not len(runs): return say("ans.acc.none", paper=theirs)
+    C = comparisons(runs, presets=presets)
+    p = C[C.primary]
+    if not len(p): return say("ans.acc.noprimary", paper=theirs)
+    d, arms = p.iloc[0], runs[runs.setting == p.setting.iloc[0]]
+    a0, a1 = float(arms.auroc0.mean()), float(arms.auroc.mean())
+    if np.isfinite(a0) and np.isfinite(a1) and a1 - a0 < LEARNT_AUROC:
+        return say("ans.acc.unmoved", a0=a0, a1=a1, rise=LEARNT_AUROC, paper=theirs)
+    bad = failed_gates(evaluate_gates(runs, presets))
+    if bad: return say("ans.acc.gates", k=len(bad), gates="; ".join(bad), paper=theirs)
+    return say("ans.acc.primary", arm=d.arm, diff=d["diff"], ci=(d.lo, d.hi), n=d.n, verdict=comparison_verdict(d, C.attrs["margin"], short=True), paper=theirs)
+
+def privacy_answer(runs:pd.DataFrame) -> str:
+    "Privacy cost in one sentence: what the primary's arms spent, tied and untied, at one σ"
+    A = accountant_table(runs) if len(runs) else pd.DataFrame()
+    if not len(A): return say("ans.privacy.none")
+    C = comparisons(runs)
+    p = C[C.primary]
+    r = runs[runs.setting == p.setting.iloc[0]] if len(p) else runs[runs.private & ~unclaimed(runs)]
+    r = r[r.private & ~unclaimed(r)] if len(r) else r
+    if not len(r): return say("ans.privacy.none")
+    return say("ans.privacy", prv=sorted({round(float(x), 2) for x in r.eps_prv.dropna()}), sigma=sorted({round(float(s), 3) for s in r.sigma.dropna()}))
+
+def answers(runs:pd.DataFrame, bench:pd.DataFrame|None=None, paper:dict|None=None, presets:dict|None=None) -> str:
+    "The report's and the README's three one-line answers, Memory, Accuracy and Privacy cost, as markdown lines"
+    return "\n\n".join(f"**{k}.** {v}" for k, v in (("Memory", memory_answer(bench)), ("Accuracy", accuracy_answer(runs, paper, presets)),
+                                                    ("Privacy cost", privacy_answer(runs))))
 
 # %% ../nbs/09b_findings.ipynb #cf0a000f
 def goal_check(runs:pd.DataFrame, # runs from `load_runs`
