@@ -63,7 +63,7 @@ CHOICES = dict(regime=("pretrained", "random"), tying=("tied", "untied"), head_i
 
                optimizer=OPTIMIZERS, engine=ENGINES, accountant=("prv", "rdp"), device=("cpu", "cuda"), diagnostics=("on", "off"),
                precision=PRECISIONS, eval_split=("dev", "holdout"), label_init=("keep", "random"), tied_norm=("exact", "triangle", "one-use"), train_scope=("full", "probe"),
-               noise=("fresh", "common"))
+               noise=("fresh", "common"), clip_only=("plain", "preconditioned"))
 
 def opt(default, help:str):
     "A RunConfig field: its default and its one-line help (for `dptie train --help` and the template)"
@@ -81,6 +81,7 @@ class RunConfig:
     epsilon: float|None = opt(None, 'target ε; None trains non-privately')
     delta: float|None = opt(None, 'δ; None means N^-1.1 as in the seed paper')
     sigma: float|None = opt(None, 'noise multiplier σ; None calibrates it to epsilon, 0 is the clip-only control (no privacy)')
+    clip_only: str = opt("plain", '"plain", or "preconditioned" (only with sigma 0 and adam or adamw): Adam\'s eps set to σC/B, σ the one the target ε calibrates and B the expected batch qN, so that the clip-only control keeps DP-Adam\'s preconditioner (v floored at the noise\'s (σC/B)²) with the noise removed from the update')
     seed: int = opt(0, 'training seed (sampling, noise, dropout, random init)')
     noise: str = opt("fresh", '"fresh": the noise key mixes a fresh nonce into the seed\'s (no two runs share noise); "common": the seed\'s key alone, so runs of one seed add the same noise (common random numbers: the study\'s paired arms; each run\'s ε holds for it alone)')
     lr: float = opt(5e-4, 'learning rate')
@@ -156,6 +157,9 @@ class RunConfig:
             if isinstance(self.sigma, bool) or not (isinstance(self.sigma, (int, float)) and math.isfinite(self.sigma) and self.sigma >= 0):
                 raise ValueError(f"sigma={self.sigma!r}: a noise multiplier is a finite number >= 0 (None: calibrate it to epsilon)")
             if self.epsilon is None: raise ValueError("sigma is set but epsilon is not: a control run keeps a DP run's batches and steps, so give the epsilon they were planned for")
+        if self.clip_only == "preconditioned" and (self.sigma != 0 or self.optimizer not in ("adam", "adamw") or self.engine == "none"):
+            raise ValueError(f"clip_only='preconditioned' is the clip-only control of DP-Adam: set epsilon (the target whose σ sets Adam's eps), "
+                             f"sigma=0 and optimizer 'adam' or 'adamw' (got epsilon={self.epsilon}, sigma={self.sigma}, optimizer={self.optimizer!r})")
         if self.secure_noise: self.diagnostics = "off"  # a release: publish nothing that ε does not cover
 
     @property
@@ -170,6 +174,7 @@ class RunConfig:
         "A readable, unique name for this run's folder (the one rule for run names)"
         eps = "nonpriv" if self.epsilon is None else f"eps{self.epsilon:g}"
         eng = ("" if self.engine in ("dptie", "none") else f"-{self.engine}") + ("" if self.sigma is None else f"-sigma{self.sigma:g}")
+        eng += "-precond" if self.clip_only == "preconditioned" else ""
         rid = f"{self.task}-{Path(self.model).name}-{self.regime}-{self.tying}-{eps}{eng}-s{self.seed}"
         return f"{self.tag}-{rid}" if self.tag else rid
 

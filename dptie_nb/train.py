@@ -24,10 +24,11 @@ from .model import autocast_for, build_model, class_loss, hidden_states, is_tied
 # %% auto #0
 __all__ = ['DIAGNOSTICS', 'TRAIN_DIAGNOSTICS', 'PROBE_TRAINS', 'EVAL_FIELDS', 'CHECKPOINT_FORMAT', 'environment', 'git_state',
            'file_sha256', 'provenance', 'params_sha256', 'peak_memory_mb', 'privacy_scope', 'threshold_acc',
-           'make_model', 'freeze_for_probe', 'auroc', 'dev_metrics', 'pack_bits', 'evaluate', 'make_optimizer',
-           'save_checkpoint', 'load_checkpoint', 'run_noise_key', 'refuse_finished', 'lr_at', 'noise_walk',
-           'last_hidden_norms', 'train', 'norm_split', 'initial_embedding', 'head_drift', 'train_args', 'train_parser',
-           'config_from_run', 'compare_runs', 'main', 'launch_train', 'template_values', 'run_template', 'run_main']
+           'make_model', 'freeze_for_probe', 'auroc', 'dev_metrics', 'pack_bits', 'evaluate', 'clip_only_eps',
+           'make_optimizer', 'save_checkpoint', 'load_checkpoint', 'run_noise_key', 'refuse_finished', 'lr_at',
+           'noise_walk', 'last_hidden_norms', 'train', 'norm_split', 'initial_embedding', 'head_drift', 'train_args',
+           'train_parser', 'config_from_run', 'compare_runs', 'main', 'launch_train', 'template_values', 'run_template',
+           'run_main']
 
 # %% ../nbs/07_train.ipynb #7312b362
 from .config import (CHOICES, ENGINES, OPTIMIZERS, TEMPLATE_EXTRA, RunConfig, defaults, field_help, parse_epsilon,
@@ -206,6 +207,12 @@ def _to(batch, device): return {k: v.to(device) if torch.is_tensor(v) else v for
 
 
 # %% ../nbs/07_train.ipynb #720aa857
+def clip_only_eps(cfg:RunConfig, n_train:int) -> float|None:
+    "Adam's eps for the preconditioned clip-only control: σC/B, σ the noise multiplier the run's target ε calibrates and B = qN (None for any other run)"
+    if cfg.clip_only != "preconditioned": return None
+    p = private_plan(n_train, cfg.batch_size, cfg.epochs, cfg.epsilon, cfg.delta, cfg.accountant, None)
+    return p.noise_multiplier * cfg.max_grad_norm / (p.q * n_train)
+
 def make_optimizer(cfg:RunConfig, params):
     "The run's torch optimiser"
     if cfg.optimizer == "sgd": return torch.optim.SGD(params, lr=cfg.lr, momentum=cfg.momentum)
@@ -272,6 +279,7 @@ class _Run:
     step_times: list = field(default_factory=list); ck: Path|None = None; rel: Path|None = None
     e0: object = None; dev_correct: dict|None = None  # an untied run's E₀; the final evaluation's right answers
     prior: float|None = None  # the training population's label-1 share: acc_prior's threshold
+    adam_eps: float|None = None  # the preconditioned clip-only control's eps (σC/B)
 
 # %% ../nbs/07_train.ipynb #a7e01b01
 def _prepare(cfg:RunConfig, out, data, noise_key:int|None=None) -> _Run:
@@ -301,6 +309,9 @@ def _prepare(cfg:RunConfig, out, data, noise_key:int|None=None) -> _Run:
     if rank: torch.manual_seed(cfg.seed + 10_007 * rank)  # same weights on every rank, its own dropout stream
     r.opt = make_optimizer(cfg, [p for p in r.model.parameters() if p.requires_grad])
     r.sampler, r.steps, r.q, r.ebs, plan = _plan(cfg, len(r.tr))
+    r.adam_eps = clip_only_eps(cfg, len(r.tr))
+    if r.adam_eps is not None:   # DP-Adam's noise floor under √v, without the noise
+        for g in r.opt.param_groups: g["eps"] = r.adam_eps
     r.ledger = PrivacyLedger()
     if cfg.private: r.sigma, r.key = plan.noise_multiplier, run_noise_key(cfg, noise_key)
     owns = cfg.private and cfg.engine == "dptie" and cfg.tied_norm != "one-use"   # the DP optimizer counts the ledger itself
@@ -327,7 +338,8 @@ def _metrics(r:_Run) -> dict:
                           noise="secure" if cfg.secure_noise else f"seeded ({cfg.noise})" if cfg.private else None,
                           **({"noise_key": r.key} if r.key is not None else {}),
                           sampling=("secure" if cfg.secure_noise else "seeded") if cfg.private else None,
-                          diagnostics=cfg.diagnostics, **privacy_scope(cfg)),
+                          diagnostics=cfg.diagnostics, **({"adam_eps": r.adam_eps} if r.adam_eps is not None else {}),
+                          **privacy_scope(cfg)),
              history=[], evals=[])
     if not r.model.dptie_info["pretrained"]: m["warning"] = f"{cfg.model} was randomly initialised (regime={cfg.regime!r})"
     if cfg.private:  # the untied head's predicted extra noise, from the step-0 model on the evaluated (public or held-out) split
