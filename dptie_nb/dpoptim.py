@@ -41,7 +41,7 @@ CHECK_RATE = 0.1      # after the first, the share of steps whose first micro-ba
 LATER_SINGLES = 4     # examples of such a later micro-batch recomputed alone
 STATE_KEY = "dptie"   # the key of the privacy state in `DPOptimizer.state_dict()`, beside torch's 'state' and 'param_groups'
 
-class DPOptimizer:
+class DPOptimizer(torch.optim.Optimizer):
     "DP-SGD around `optimizer`: clipped sums held here, N(0, σ²C²) once per logical batch, divided by q·N, then `optimizer.step()`"
     def __init__(self,
                  optimizer:torch.optim.Optimizer,   # inner optimizer (SGD, Adam, AdamW, ...)
@@ -129,8 +129,11 @@ class DPOptimizer:
         "Std of the noise in the averaged gradient, σC/(qN)"
         return self.noise_multiplier * self.max_grad_norm / self.expected_batch_size
     def _params(self): return [p for g in self.optimizer.param_groups for p in g['params'] if p.requires_grad]
-    @property
-    def param_groups(self): return self.optimizer.param_groups
+    # a torch Optimizer whose groups, state and defaults are the inner optimizer's (torch's __init__ is not called: no
+    # groups of its own), so torch's LR schedulers set the inner learning rates; stepping stays the noised step
+    param_groups = property(lambda self: self.optimizer.param_groups, doc="the inner optimizer's parameter groups (what LR schedulers set)")
+    state = property(lambda self: self.optimizer.state, doc="the inner optimizer's state")
+    defaults = property(lambda self: self.optimizer.defaults, doc="the inner optimizer's defaults")
     @property
     def last_stats(self) -> dict|None:
         "How the last backward's per-example squared norms split, as the clipper recorded it"
