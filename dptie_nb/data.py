@@ -13,11 +13,11 @@ import pandas as pd
 import torch
 
 from .assets import check_task, load_glue, load_tokenizer
-from .distributed import all_gather_objects
+from .sampling import PoissonSampler, poisson_plan  # the DP library's sampler (chapter 02a_sampling), for the study's code
 
 # %% auto #0
 __all__ = ['TASKS', 'TaskSpec', 'get_task', 'label_ids', 'task_labels', 'encode_prompt', 'EncodedTask', 'label_token_ids',
-           'load_task', 'holdout_split', 'PoissonSampler', 'ShuffledSampler', 'poisson_plan', 'collate']
+           'load_task', 'holdout_split', 'ShuffledSampler', 'collate']
 
 # %% ../nbs/01_data.ipynb #2d4a9b57
 @dataclass(frozen=True)
@@ -166,80 +166,7 @@ def holdout_split(data:EncodedTask, # a training split from `load_task`
     return (_subset(data, rest, holdout=dict(removed=n, seed=seed)),
             _subset(data, held, split=f"{data.meta.get('split', 'train')}-holdout", holdout=dict(held=n, seed=seed)))
 
-# %% ../nbs/01_data.ipynb #089afcb0
-class _Draws:
-    "What a sampler has handed out: the next step it may draw, how many batches, the last one (mutable, inside a frozen sampler)"
-    def __init__(self): self.next, self.count, self.last, self.restored = 0, 0, None, False
-
-@dataclass(frozen=True)
-class PoissonSampler:
-    "Poisson-subsampled batches: each of `n` examples joins step k's batch with probability `q`, seeded by (seed, k) or secure; every step drawn once."
-    n: int
-    q: float
-    seed: int = 0
-    secure: bool = False # draw from the OS's entropy (not reproducible); `seed` is then unused
-    def __post_init__(self):
-        if isinstance(self.n, bool) or not isinstance(self.n, (int, np.integer)) or self.n <= 0:
-            raise ValueError(f"n={self.n!r}: Poisson sampling needs a whole number of examples, at least one")
-        if isinstance(self.q, bool) or not isinstance(self.q, (int, float)) or not 0 < self.q <= 1:
-            raise ValueError(f"sample rate q={self.q!r} must be in (0, 1]")
-        object.__setattr__(self, "_draws", _Draws())
-    def batch(self, step:int) -> np.ndarray:
-        "Indices of step `step`'s batch (possibly empty), in random order; each step once, in increasing order"
-        if isinstance(step, bool) or not isinstance(step, (int, np.integer)) or step < 0:
-            raise ValueError(f"step={step!r} must be an integer >= 0 (the run's global step)")
-        d = self._draws
-        if step > 0 and not d.count and not d.restored:
-            raise ValueError(f"step {step} would be this sampler's first draw: a run that goes on from step {step} must first "
-                             "restore its privacy state (PrivateTraining.load_state_dict, or DPOptimizer.load_state_dict of "
-                             "what DPOptimizer.state_dict saved), so that its ledger counts the steps before and its batches "
-                             "and noise continue rather than restart. A new run starts at step 0")
-        if step < d.next:
-            raise ValueError(f"step {step}'s Poisson batch was drawn already (this sampler has handed out steps up to "
-                             f"{d.next - 1}): a replayed batch is a second use of the same examples that the ledger does "
-                             "not count. Number steps globally across epochs (step = epoch * steps_per_epoch + k), never "
-                             "restart them; a new run needs a new sampler")
-        idx = self._secure_batch() if self.secure else self._seeded_batch(step)
-        if self.secure: idx = np.asarray(all_gather_objects(idx)[0], dtype=np.int64)  # under torchrun: rank 0's draw on every rank
-        d.next, d.count, d.last = step + 1, d.count + 1, idx
-        return idx
-    def _seeded_batch(self, step:int) -> np.ndarray:
-        rng = np.random.default_rng([self.seed, int(step), 1])
-        return rng.permutation(np.flatnonzero(rng.random(self.n) < self.q))
-    def _secure_batch(self) -> np.ndarray:
-        "A fresh batch from os.urandom: example i joins when its uniform 64-bit word is below q·2⁶⁴."
-        if self.q >= 1: chosen = np.arange(self.n)
-        else: chosen = np.flatnonzero(np.frombuffer(os.urandom(8 * self.n), dtype=np.uint64) < np.uint64(int(self.q * 2**64)))
-        return np.random.default_rng(secrets.randbits(128)).permutation(chosen)
-    @property
-    def draws(self) -> int:
-        "How many batches this sampler has handed out"
-        return self._draws.count
-    @property
-    def last_batch(self) -> np.ndarray|None:
-        "The batch handed out last (the global batch, the same on every rank)"
-        return self._draws.last
-    @property
-    def last_step(self) -> int|None:
-        "The step whose batch was handed out last (None before the first): what the DP optimizer keys that step's noise by"
-        return self._draws.next - 1 if self._draws.count else None
-    @property
-    def expected_batch_size(self) -> float: return self.q * self.n
-    def state_dict(self) -> dict:
-        "What this sampler is (N, q, seed, source) and where it stands (the next step it may draw, batches handed out)"
-        return dict(n=int(self.n), q=float(self.q), seed=int(self.seed), secure=bool(self.secure),
-                    next=int(self._draws.next), count=int(self._draws.count))
-    def load_state_dict(self, sd:dict):
-        "Go on from `state_dict()` of the same sampler: refused for another N, q, seed or source, or once this one has drawn"
-        mine = self.state_dict()
-        if not isinstance(sd, dict) or set(sd) != set(mine):
-            raise ValueError(f"not a PoissonSampler state: expected the keys {sorted(mine)}, got {sorted(sd) if isinstance(sd, dict) else type(sd).__name__}")
-        diff = [f"{k} {sd[k]!r} (saved) vs {mine[k]!r} (here)" for k in ("n", "q", "seed", "secure") if sd[k] != mine[k]]
-        if diff: raise ValueError(f"the saved sampler is another one: {'; '.join(diff)}. Resume with the settings it was made with")
-        if self._draws.count: raise RuntimeError("this sampler has drawn batches already: load a saved state into a new one, before its first draw")
-        d = self._draws
-        d.next, d.count, d.last, d.restored = int(sd["next"]), int(sd["count"]), None, True
-
+# %% ../nbs/01_data.ipynb #88332595
 @dataclass
 class ShuffledSampler:
     "Shuffled fixed-size batches, a fresh permutation per epoch seeded by (seed, epoch); the last batch may be smaller."
@@ -255,14 +182,6 @@ class ShuffledSampler:
         epoch, k = divmod(step, self.steps_per_epoch)
         perm = np.random.default_rng([self.seed, epoch, 2]).permutation(self.n)
         return perm[k*self.batch_size:(k+1)*self.batch_size]
-
-def poisson_plan(n:int, # examples in the sampling population N
-                 batch_size:float, # expected batch size qN
-                 epochs:float, # passes over the data
-                ) -> tuple[float, int]:
-    "The sample rate q = B/N (at most 1) and the number of DP steps, epochs/q rounded (at least 1)"
-    q = min(1.0, batch_size / n)
-    return q, max(1, int(round(epochs / q)))
 
 # %% ../nbs/01_data.ipynb #dc74d629
 def collate(data:EncodedTask, # an encoded split

@@ -16,7 +16,7 @@ from .ghost import GhostClipper
 from .factors import sum_dtype
 from .distributed import all_gather_objects, all_reduce_, is_distributed, shard, world
 from .accountant import PrivacyLedger, check_delta_for, noise_multiplier, paper_delta
-from .data import PoissonSampler, poisson_plan
+from .sampling import PoissonSampler, poisson_plan
 
 # %% auto #0
 __all__ = ['VERIFY_EXAMPLES', 'CHECK_RATE', 'LATER_SINGLES', 'STATE_KEY', 'NOISE_CHUNK', 'Mechanism', 'DPOptimizer',

@@ -10,7 +10,7 @@ import numpy as np
 import torch, torch.nn as nn
 from torch import Tensor
 from .accountant import PrivacyLedger, check_delta_for, noise_multiplier, paper_delta
-from .data import PoissonSampler, poisson_plan
+from .sampling import PoissonSampler, poisson_plan
 from .dpoptim import DPOptimizer, noise_key_for
 from .ghost import check_materialised
 from fastcore.basics import patch

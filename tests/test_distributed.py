@@ -204,7 +204,7 @@ def test_make_private_on_two_ranks(two_ranks):
 @pytest.mark.skipif(not os.environ.get("DPTIE_ASSETS"), reason="needs DPTIE_ASSETS")
 def test_torchrun_end_to_end(tmp_path, tiny_model):
     from dptie_nb.accountant import epsilon, noise_multiplier, paper_delta
-    from dptie_nb.data import PoissonSampler
+    from dptie_nb.sampling import PoissonSampler
     from dptie_nb.distributed import torchrun_cmd
     from dptie_nb.train import launch_train
     from dptie_nb.config import RunConfig

@@ -9,7 +9,7 @@ PKG = ROOT/"dptie_nb"
 #: lowest first. A module imports modules of lower layers, and of its own wing; never one above it, nor the other
 #: wing of its layer: the jobs write files (runs, benchmark, models), the report wing reads them.
 LAYERS = [
-    {"plumbing": ["files", "runner", "accountant", "distributed", "factors", "assets"]},
+    {"plumbing": ["files", "runner", "accountant", "distributed", "sampling", "factors", "assets"]},
     {"definitions": ["config", "definitions"]},
     {"engine": ["rules", "ghost", "data", "model", "dpoptim", "private", "engine", "corpus", "lm"]},
     {"jobs": ["train", "pretrain", "probe", "bench", "sweep"], "report": ["results", "figures", "findings", "report"]},
@@ -130,3 +130,25 @@ if __name__ == "__main__":
     print(numbers(g))
     for k in sorted(set(lv.values()), reverse=True): print(k, " ".join(sorted(m for m in lv if lv[m] == k)))
     for c in cycles(g): print("circle:", " -> ".join(c))
+
+#: the DP library: what `make_private` needs, and nothing of the study (GLUE, papermill, pandas, figures, the report)
+LIBRARY = ["sampling", "accountant", "factors", "rules", "ghost", "dpoptim", "private", "distributed"]
+STUDY_ONLY = ("pandas", "papermill", "matplotlib", "datasets", "nbformat")
+
+def test_the_library_imports_no_study_module():
+    "A fresh interpreter that imports the DP library loads no study module of the package, nor pandas, papermill, matplotlib or datasets"
+    import subprocess
+    code = (f"import sys; import {', '.join('dptie_nb.' + m for m in LIBRARY)}; "
+            "print(sorted(m for m in sys.modules if m.startswith('dptie_nb.'))); "
+            f"print(sorted(m for m in {STUDY_ONLY!r} if m in sys.modules))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, timeout=300)
+    assert out.returncode == 0, out.stderr[-2000:]
+    mods, heavy = [eval(line) for line in out.stdout.strip().splitlines()[-2:]]
+    assert {m.split(".")[1] for m in mods} <= set(LIBRARY), f"the DP library imported study modules: {sorted({m.split('.')[1] for m in mods} - set(LIBRARY))}"
+    assert not heavy, f"the DP library imported {heavy}"
+
+def test_the_library_never_imports_the_study():
+    "Every import of a library module (at the top or inside a function) names a library module"
+    for m in LIBRARY:
+        bad = [t for t, _ in imports(m) if t not in LIBRARY]
+        assert not bad, f"dptie_nb/{m}.py imports {bad}: the DP library imports torch, opacus and itself only"
