@@ -23,11 +23,11 @@ from .model import autocast_for, build_model, class_loss, lm_loss
 # %% auto #0
 __all__ = ['SHAPES', 'DEFAULT_MODES', 'BENCH_MODES', 'LOSSES', 'LABEL_WORDS', 'ENGINE_OF', 'PROFILE_ROWS', 'TARGETS',
            'STUDY_LOSSES', 'LOSS_LABELS', 'STUDY_MODES', 'STUDY_B', 'FLOPS_FORMULA', 'GPU_MODES', 'GPU_PRESET',
-           'GPU_TINY', 'STUDY_QUICK', 'shape_config', 'n_params', 'plan', 'random_batch', 'per_example_loss',
-           'make_step', 'profile_step', 'profile_table', 'run_one', 'run_config', 'merge_repeats', 'pe_estimate_mb',
-           'sweep', 'ratios', 'format_ratios', 'study_settings', 'tiny_study_model', 'study_flops', 'gemm_peak',
-           'study_child', 'run_study_child', 'study_summary', 'study_runs', 'study_table', 'plot_study', 'study',
-           'plot_side_by_side', 'side_by_side', 'device_sweep', 'bench_out', 'main']
+           'GPU_TINY', 'CPU_PRESETS', 'STUDY_QUICK', 'shape_config', 'n_params', 'plan', 'random_batch',
+           'per_example_loss', 'make_step', 'profile_step', 'profile_table', 'run_one', 'run_config', 'merge_repeats',
+           'pe_estimate_mb', 'sweep', 'ratios', 'format_ratios', 'study_settings', 'tiny_study_model', 'study_flops',
+           'gemm_peak', 'study_child', 'run_study_child', 'study_summary', 'study_runs', 'study_table', 'plot_study',
+           'study', 'plot_side_by_side', 'side_by_side', 'device_sweep', 'bench_out', 'main']
 
 # %% ../nbs/06_bench.ipynb #f7af1944
 SHAPES = {"distilgpt2": dict(config="distilgpt2"), "gpt2": dict(config="gpt2"),
@@ -223,13 +223,14 @@ def run_one(conf:dict, # shape, mode, B, T, loss; optional steps, warmup, device
         rec["base_rss_mb"] = _proc_mb("VmRSS")
         rec["base_mem_mb"] = torch.cuda.memory_allocated(dev) / 2**20 if dev.type == "cuda" else rec["base_rss_mb"]
         rec["hwm_reset"] = _reset_hwm()
-        times, phases, capped = [], [], False
+        times, cpus, phases, capped = [], [], [], False
         t0 = time.perf_counter()
         for k in range(c["warmup"] + c["steps"]):
             batch = random_batch(cfg.vocab_size, c["B"], c["T"], gen, dev)
-            s = time.perf_counter(); ph = step(batch); dt = time.perf_counter() - s
+            s, sc = time.perf_counter(), time.process_time(); ph = step(batch)
+            dt, dc = time.perf_counter() - s, time.process_time() - sc   # CPU seconds too: less moved by a busy machine
             if k < c["warmup"]: continue
-            times.append(dt); phases.append(ph)
+            times.append(dt); cpus.append(dc); phases.append(ph)
             left = c["warmup"] + c["steps"] - k - 1
             if left and c["step_budget_s"] and time.perf_counter() - t0 + statistics.median(times) > c["step_budget_s"]:
                 capped = True; break
@@ -237,6 +238,7 @@ def run_one(conf:dict, # shape, mode, B, T, loss; optional steps, warmup, device
         rec["ru_maxrss_mb"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
         rec["peak_mem_mb"] = torch.cuda.max_memory_allocated(dev) / 2**20 if dev.type == "cuda" else rec["peak_rss_mb"]
         rec.update(status="ok", step_time_s=statistics.median(times), step_times_s=times, n_steps=len(times),
+                   step_cpu_s=statistics.median(cpus), step_cpu_times_s=cpus,
                    phases_s={k: statistics.median(p[k] for p in phases) for k in phases[0]},
                    step_mem_mb=[rec["peak_mem_mb"] - rec["base_mem_mb"]])
         if c.get("profile"): rec["profile_s"] = profile_step(step, random_batch(cfg.vocab_size, c["B"], c["T"], gen, dev), dev)
@@ -939,6 +941,9 @@ def device_sweep(out:str|Path, # folder: one subfolder per precision and T
 
 
 # %% ../nbs/06_bench.ipynb #3f937dc2
+CPU_PRESETS = {"lm-vocab": dict(shapes=["distilgpt2"], batch_sizes=["16"], losses=["lm"], threads=2,
+                                modes=["nonprivate", "dptie-tied", "dptie-untied", "opacus-ghost-untied"])}  # issue 33's regression
+
 def _csv(xs, typ=str):
     return [typ(y) for x in xs for y in str(x).split(",") if y]
 
@@ -984,23 +989,26 @@ def _parser() -> argparse.ArgumentParser:
     ap.add_argument("--model", default=None, help="--study: model name or folder (default: the default preset's)")
     ap.add_argument("--train-cap", type=int, default=None, help="--study: train on the first N examples of a seeded shuffle "
                                                                 "(default: all; q = B/N over them)")
-    ap.add_argument("--preset", choices=["gpu"], default=None, help="gpu: the device grid (GPU_PRESET) in this one process into "
-                    "OUT/<precision>-T<T>/ (default OUT reports/bench/gpu); with --device cpu its tiny CPU form (GPU_TINY)")
+    ap.add_argument("--preset", choices=["gpu", *CPU_PRESETS], default=None, help="gpu: the device grid (GPU_PRESET) in this one "
+                    "process into OUT/<precision>-T<T>/ (default OUT reports/bench/gpu), with --device cpu its tiny CPU form "
+                    "(GPU_TINY); lm-vocab: the full-vocabulary regression check (CPU_PRESETS) into reports/bench/lm-vocab")
     ap.add_argument("--one", default=None, help=argparse.SUPPRESS)
     ap.add_argument("--result", default=None, help=argparse.SUPPRESS)
     return ap
 
-def _out(a) -> Path: return Path(a.out or ("scratch/bench" if a.quick else "reports/bench/gpu" if a.preset else "reports/bench"))
+def _out(a) -> Path: return Path(a.out or ("scratch/bench" if a.quick else f"reports/bench/{a.preset}" if a.preset else "reports/bench"))
 
 def bench_out(argv=None) -> Path|None:
     "The folder in which `main(argv)` writes `bench.json` (None for --study and --side-by-side, which write none)."
     a = _parser().parse_args(argv)
-    return None if a.one is not None or a.study or a.side_by_side or a.preset else _out(a)
+    return None if a.one is not None or a.study or a.side_by_side or a.preset == "gpu" else _out(a)
 
 def main(argv=None) -> int:
     "`dptie bench`: peak memory and time per step of nonprivate, dptie and Opacus training steps; --study: examples/s at the study's shape."
     ap = _parser()
     a = ap.parse_args(argv)
+    for k, v in CPU_PRESETS.get(a.preset, {}).items():      # a CPU preset fills what the command line left unset
+        if getattr(a, k) in (None, ap.get_default(k)): setattr(a, k, v)
     if a.one is not None:
         if a.result: _child_entry(json.loads(a.one), a.result)
         else: print(json.dumps(run_one(json.loads(a.one))))
