@@ -152,3 +152,9 @@ def test_the_library_never_imports_the_study():
     for m in LIBRARY:
         bad = [t for t, _ in imports(m) if t not in LIBRARY]
         assert not bad, f"dptie_nb/{m}.py imports {bad}: the DP library imports torch, opacus and itself only"
+
+def test_front_door():
+    "The names a user needs import from the package itself, each the object its module defines"
+    import importlib, dptie_nb
+    for name, mod in dptie_nb.FRONT_DOOR.items():
+        assert getattr(dptie_nb, name) is getattr(importlib.import_module(f"dptie_nb.{mod}"), name), name
