@@ -194,10 +194,10 @@ class GhostClipper:
         return self._C
     @max_grad_norm.setter
     def max_grad_norm(self, v):
-        raise AttributeError("C is part of the DP mechanism: change it through DPOptimizer.set_mechanism(max_grad_norm=...), "
-                             "which opens a new ledger segment")
+        raise AttributeError("C is part of the DP mechanism and fixed for a run: choose it before the run (a C set from "
+                             "the un-noised norms would leak through the next release's noise scale)")
     def _set_max_grad_norm(self, C):
-        "Set C, validated (the only way to change it: for `DPOptimizer.set_mechanism`)"
+        "Set C, validated (at construction; a run keeps it)"
         if isinstance(C, bool) or not (isinstance(C, (int, float)) and math.isfinite(C) and C > 0):
             raise ValueError(f"max_grad_norm must be a positive finite number, got {C!r}")
         self._C = float(C)
