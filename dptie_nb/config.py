@@ -106,6 +106,9 @@ class RunConfig:
     micro_batch_size: int = opt(64, 'physical batch: logical batches are accumulated from micro-batches')
     label_words: str = opt("", 'the label words in label order, comma-separated, each read with a leading space ("bad,good": SST-2\'s 0 and 1); "": the task\'s own')
     restrict_loss: bool = opt(False, 'cross-entropy over the label words only (default: the full vocabulary)')
+    warm_start_steps: int = opt(0, "steps of the public format warm-start before training (0: none): public IMDb reviews in the task's prompt, a soft 50/50 target over the label words, applied to the tied model before an untied head is copied; spends no ε (SST-2 only)")
+    warm_start_lr: float = opt(1e-4, "the warm-start's Adam learning rate")
+    warm_start_batch: int = opt(32, "the warm-start's batch of reviews")
     eval_every: int = opt(0, 'evaluate every this many steps (0: about 5 times per run)')
     log_every: int = opt(0, 'record a history row every this many steps (0: about 40 rows per run)')
     weight_decay: float = opt(0.0, 'for adamw')
@@ -133,6 +136,11 @@ class RunConfig:
             raise ValueError(f"warmup={self.warmup!r}: a fraction of the run's steps, at least 0 and below 1 (e.g. 0.06)")
         for k in ("batch_size", "micro_batch_size", "max_len", "world_size"):
             if int(getattr(self, k)) <= 0: raise ValueError(f"{k}={getattr(self, k)} must be a positive integer")
+        if isinstance(self.warm_start_steps, bool) or not isinstance(self.warm_start_steps, int) or self.warm_start_steps < 0:
+            raise ValueError(f"warm_start_steps={self.warm_start_steps!r}: a number of steps (0: no warm-start)")
+        if self.warm_start_steps and (self.task != "sst2" or not self.warm_start_lr > 0 or int(self.warm_start_batch) <= 0):
+            raise ValueError(f"warm_start_steps={self.warm_start_steps}: the format warm-start puts movie reviews in SST-2's prompt (task 'sst2', "
+                             f"got {self.task!r}) and needs a positive warm_start_lr and warm_start_batch")
         if isinstance(self.holdout, bool) or not isinstance(self.holdout, int) or self.holdout < 0:
             raise ValueError(f"holdout={self.holdout!r}: a number of training examples to hold out (0: none)")
         if self.eval_split == "holdout" and not self.holdout:

@@ -14,21 +14,24 @@ import torch
 from .accountant import PrivacyLedger, check_delta_for, noise_multiplier, paper_delta
 from .assets import _WEIGHT_FILES, GLUE_TASKS, assets_root, load_config, load_tokenizer, model_source, project_root
 from .files import atomic_write_json, jsonable
-from .data import PoissonSampler, ShuffledSampler, collate, get_task, holdout_split, load_task, poisson_plan
+from .data import (EncodedTask, PoissonSampler, ShuffledSampler, collate, encode_prompt, get_task, holdout_split,
+                           label_token_ids, load_task, poisson_plan)
 from .distributed import all_gather_objects, check_same, gather_lists, init_from_env, shard, shutdown, torchrun_cmd, world
 from .dpoptim import VERIFY_EXAMPLES, _mix_key, noise_key_for
 from .private import PrivateTraining, private_plan
 from .engine import make_engine
-from .model import autocast_for, build_model, class_loss, hidden_states, is_tied, param_counts, predict, reinit_rows, untie
+from .model import (autocast_for, build_model, class_logits, class_loss, hidden_states, is_tied, param_counts, predict,
+                            reinit_rows, untie)
+from .corpus import split_documents
 
 # %% auto #0
-__all__ = ['DIAGNOSTICS', 'TRAIN_DIAGNOSTICS', 'PROBE_TRAINS', 'EVAL_FIELDS', 'CHECKPOINT_FORMAT', 'environment', 'git_state',
-           'file_sha256', 'provenance', 'params_sha256', 'peak_memory_mb', 'privacy_scope', 'threshold_acc',
-           'make_model', 'freeze_for_probe', 'auroc', 'dev_metrics', 'pack_bits', 'evaluate', 'clip_only_eps',
-           'make_optimizer', 'save_checkpoint', 'load_checkpoint', 'run_noise_key', 'refuse_finished', 'lr_at',
-           'noise_walk', 'last_hidden_norms', 'train', 'norm_split', 'initial_embedding', 'head_drift', 'train_args',
-           'train_parser', 'config_from_run', 'compare_runs', 'main', 'launch_train', 'template_values', 'run_template',
-           'run_main']
+__all__ = ['DIAGNOSTICS', 'TRAIN_DIAGNOSTICS', 'PROBE_TRAINS', 'EVAL_FIELDS', 'CHECKPOINT_FORMAT', 'WARM_FIELDS', 'WARM_CORPUS',
+           'WARM_FORMAT', 'environment', 'git_state', 'file_sha256', 'provenance', 'params_sha256', 'peak_memory_mb',
+           'privacy_scope', 'threshold_acc', 'make_model', 'freeze_for_probe', 'auroc', 'dev_metrics', 'pack_bits',
+           'evaluate', 'clip_only_eps', 'make_optimizer', 'save_checkpoint', 'load_checkpoint', 'run_noise_key',
+           'refuse_finished', 'lr_at', 'noise_walk', 'last_hidden_norms', 'format_loss', 'warm_prompts', 'warm_key',
+           'warm_start', 'train', 'norm_split', 'initial_embedding', 'head_drift', 'train_args', 'train_parser',
+           'config_from_run', 'compare_runs', 'main', 'launch_train', 'template_values', 'run_template', 'run_main']
 
 # %% ../nbs/07_train.ipynb #7312b362
 from .config import (CHOICES, ENGINES, OPTIMIZERS, TEMPLATE_EXTRA, RunConfig, defaults, field_help, parse_epsilon,
@@ -103,7 +106,7 @@ def privacy_scope(cfg) -> dict:
                    "are un-noised statistics of the private training data (diagnostics='off' writes none of them)")
     out.append("final train_time_s, mean_step_time_s, median_step_time_s and peak_memory_mb: they grow with the Poisson "
                "batches' sizes")
-    out.append("evals' acc_prior and final's dev_acc_prior and baseline_acc_prior: their threshold predicts label 1 for the "
+    out.append("evals' acc_prior, final's dev_acc_prior and baseline_acc_prior and model_info.warm_start's acc_prior: their threshold predicts label 1 for the "
                "training population's label-1 share, an un-noised count of the private labels" +
                (" (data.train.prior)" if cfg.diagnostics == "on" else "; diagnostics='off' does not write the share itself, "
                 "but these accuracies depend on it"))
@@ -133,10 +136,17 @@ def threshold_acc(margin, # [n] a score per example: label 1's logit minus label
     return float(((m > np.quantile(m, 1 - share)) == (y == 1)).mean())
 
 # %% ../nbs/07_train.ipynb #f6e329c1
-def make_model(cfg:RunConfig) -> torch.nn.Module:
-    "The run's model: pretrained weights or the same architecture at random, tied or untied; a probe's frozen but for `PROBE_TRAINS`."
+def make_model(cfg:RunConfig, measure=None) -> torch.nn.Module:
+    "The run's model: pretrained weights or the same architecture at random, tied or untied, format-warm-started if asked (`measure(model)` before it); a probe's frozen but for `PROBE_TRAINS`."
     spec = load_config(cfg.model) if cfg.regime == "random" else cfg.model
-    m = build_model(spec, cfg.tying, cfg.head_init, seed=cfg.seed)
+    if not cfg.warm_start_steps: m = build_model(spec, cfg.tying, cfg.head_init, seed=cfg.seed)
+    else:  # the tied model is warm-started, then an untied head is copied from it: both arms start from one model
+        m = build_model(spec, "tied", seed=cfg.seed).to(cfg.device)
+        before = measure(m) if measure is not None else None
+        m.dptie_info["warm_start"] = dict(warm_start(m, cfg), before=before)
+        if cfg.tying == "untied":
+            torch.manual_seed(cfg.seed); untie(m, cfg.head_init)   # a random head drawn from the run's seed, as build_model draws it
+            m.dptie_info.update(tying="untied", head_init=cfg.head_init)
     if cfg.train_scope == "probe": freeze_for_probe(m)
     return m
 
@@ -302,7 +312,8 @@ def _prepare(cfg:RunConfig, out, data, noise_key:int|None=None) -> _Run:
     r = _Run(cfg, Path(out) if out else None, rank, ws, *data)
     r.prior = float(np.mean(np.asarray(r.tr.labels) == 1))  # the sampling population's labels, never the evaluated split's
     r.delta = check_delta_for(cfg.delta, len(r.tr)) if cfg.delta is not None else paper_delta(len(r.tr))
-    r.model = make_model(cfg).to(cfg.device).train()
+    r.model = make_model(cfg, measure=lambda m: _warm_view(evaluate(m, r.dev, restrict=cfg.restrict_loss, device=cfg.device,
+                                                                    precision=cfg.precision, prior=r.prior))).to(cfg.device).train()
     if cfg.label_init == "random": reinit_rows(r.model, r.tr.label_token_ids, seed=cfg.seed + 20_000)
     r.e0 = initial_embedding(r.model)  # before any checkpoint is loaded: the embedding at step 0
     torch.manual_seed(cfg.seed)  # again: building an untied model draws (Hugging Face initialises its new head), a tied one not; both arms' dropout from here
@@ -435,6 +446,18 @@ def _evaluate(r:_Run, step:int, final:bool=False):
     if final: r.dev_correct = ev.pop("correct")
     r.m["evals"].append(dict(step=step, **ev))
 
+WARM_FIELDS = ("p_words", "auroc", "acc_prior", "acc_median", "acc")  # what a warm-start's record keeps of the evaluations before and after it
+
+def _warm_view(ev:dict) -> dict: return {k: ev.get(k) for k in WARM_FIELDS}
+
+def _warm_after(r:_Run):
+    "A warm-started run's record completed by its step-0 evaluation: after, and the change in AUROC (> 0.01: it taught sentiment)"
+    w = r.m["model_info"].get("warm_start")
+    if w is None or not r.m["evals"] or r.m["evals"][0].get("step") != 0: return
+    w["after"] = _warm_view(r.m["evals"][0])
+    a, b = w["after"]["auroc"], (w.get("before") or {}).get("auroc")
+    w["auroc_change"] = None if a is None or b is None else a - b
+
 def _baseline(evals:list) -> dict:
     "The threshold-only baseline: the step-0 evaluation's re-thresholded accuracies (None when the run has no step-0 evaluation)"
     e0 = evals[0] if evals and evals[0].get("step") == 0 else {}
@@ -450,7 +473,7 @@ def _finish(r:_Run, t0:float):
     p.update(steps=r.ledger.steps if cfg.private else r.steps, ledger=r.ledger.to_dict(),
              epsilon_rdp=_spent(r, "rdp") if cfg.private else None,
              epsilon_prv=_spent(r, "prv") if cfg.private else None)
-    ev = r.m["evals"][-1]
+    ev = r.m["evals"][-1]; _warm_after(r)   # (again: a resumed run's step-0 evaluation came from its checkpoint)
     r.m["final"] = dict(dev_acc=ev["acc"], dev_loss=ev["loss"], **{f"dev_{k}": ev.get(k) for k in EVAL_FIELDS},
                         dev_correct=r.dev_correct, steps=r.steps, **_baseline(r.m["evals"]),
                         train_time_s=time.time() - t0, mean_step_time_s=float(np.mean(r.step_times)),
@@ -484,6 +507,73 @@ def last_hidden_norms(model, data, n:int=64, device:str="cpu") -> np.ndarray:
         return torch.linalg.vector_norm(h[torch.arange(len(h)), b["attention_mask"].sum(1) - 1].double(), dim=1).cpu().numpy()
     finally: model.train(was)
 
+# %% ../nbs/07_train.ipynb #b6745aad
+def format_loss(logits:torch.Tensor, # [B, V] vocabulary logits at the prompt's last position
+                words:torch.Tensor, # [K] the label words' token ids
+               ) -> torch.Tensor:
+    "Per-example cross-entropy `[B]` against a soft target spread evenly over the label words (no label read): P(label words) → 1, margins → 0"
+    return -logits.float().log_softmax(-1)[:, words].mean(1)
+
+# %% ../nbs/07_train.ipynb #135ddfa0
+WARM_CORPUS = "corpus-reviews/imdb-unsup.txt"  # under DPTIE_ASSETS: public reviews, one per paragraph
+WARM_FORMAT = 1  # the cache's format: a change in what a warm-start computes must change it
+
+def warm_prompts(cfg:RunConfig, tok, n:int) -> EncodedTask:
+    "`n` public reviews (a seeded draw from `WARM_CORPUS`) in the task's prompt, with the run's label words and no labels"
+    src = assets_root()/WARM_CORPUS if assets_root() is not None else None
+    if src is None or not src.is_file(): raise FileNotFoundError(f"the format warm-start reads {WARM_CORPUS} under DPTIE_ASSETS: set it")
+    docs = split_documents(src.read_text(encoding="utf-8"), "paragraph")
+    from dataclasses import replace
+    spec = get_task(cfg.task) if not cfg.words else replace(get_task(cfg.task), label_words=cfg.words)
+    pick = np.random.default_rng(0xF0A7).choice(len(docs), size=n, replace=n > len(docs))
+    ids = [encode_prompt(tok, spec, {spec.text_columns[0]: " ".join(docs[i].split())}, cfg.max_len)[0] for i in pick]
+    return EncodedTask(spec, ids, np.zeros(n, np.int64), label_token_ids(tok, spec), dict(source=WARM_CORPUS, rows_used=n))
+
+# %% ../nbs/07_train.ipynb #896a9bb9
+def warm_key(model, cfg:RunConfig) -> str:
+    "The cache key of a warm-start: the model's parameters and every setting the warm-start reads"
+    import hashlib
+    s = dict(format=WARM_FORMAT, params=params_sha256(model), steps=cfg.warm_start_steps, lr=cfg.warm_start_lr, batch=cfg.warm_start_batch,
+             task=cfg.task, words=cfg.words, max_len=cfg.max_len, precision=cfg.precision, corpus=WARM_CORPUS)
+    return hashlib.sha256(json.dumps(s, sort_keys=True).encode()).hexdigest()[:16]
+
+def _warm_train(model, cfg:RunConfig) -> list[float]:
+    "The warm-start's steps on `model` in place (Adam, soft target, its own seeded draws and dropout); the loss of each step"
+    data = warm_prompts(cfg, load_tokenizer(), cfg.warm_start_steps * cfg.warm_start_batch)
+    opt, losses, words = torch.optim.Adam([p for p in model.parameters() if p.requires_grad], lr=cfg.warm_start_lr), [], data.label_token_ids
+    dev = next(model.parameters()).device
+    with torch.random.fork_rng(devices=[dev] if dev.type == "cuda" else []):   # the run's own RNG stream is left as it was
+        torch.manual_seed(0xF0A7); model.train()
+        for s in range(cfg.warm_start_steps):
+            b = _to(collate(data, np.arange(s * cfg.warm_start_batch, (s + 1) * cfg.warm_start_batch)), dev)
+            with autocast_for(cfg.precision, dev.type): loss = format_loss(class_logits(model, b), words.to(dev)).mean()
+            opt.zero_grad(set_to_none=True); loss.backward(); opt.step(); losses.append(float(loss))
+    model.zero_grad(set_to_none=True)   # no gradient left for the run's optimiser to find
+    return losses
+
+def warm_start(model, cfg:RunConfig, cache:Path|None=None) -> dict:
+    "Format-warm-start a tied `model` in place, from the cache in `scratch/warm/` when it holds this warm-start; its record"
+    import fcntl
+    if not is_tied(model): raise ValueError("warm_start is for the tied model: untie it after (make_model does)")
+    key = warm_key(model, cfg)
+    d = (cache or (project_root() or Path.cwd())/"scratch"/"warm")/f"{Path(cfg.model).name}-{key}"
+    d.mkdir(parents=True, exist_ok=True)
+    with open(d/".lock", "w") as lk:
+        fcntl.flock(lk, fcntl.LOCK_EX)   # a sweep's parallel runs: one warm-starts, the others wait and read it
+        cached = (d/"weights.pt").is_file() and (d/"record.json").is_file()
+        if cached:
+            model.load_state_dict(torch.load(d/"weights.pt", weights_only=True, map_location=next(model.parameters()).device))
+            rec = json.loads((d/"record.json").read_text())
+        else:
+            t0 = time.time(); losses = _warm_train(model, cfg)
+            rec = dict(key=key, steps=cfg.warm_start_steps, lr=cfg.warm_start_lr, batch_size=cfg.warm_start_batch, corpus=WARM_CORPUS,
+                       data="public: unlabelled IMDb reviews, no SST-2 sentence; spends no ε", losses=losses, seconds=time.time() - t0,
+                       params_sha256=params_sha256(model))
+            tmp = d/f".weights.pt.tmp{os.getpid()}"; torch.save(model.state_dict(), tmp); os.replace(tmp, d/"weights.pt")
+            atomic_write_json(d/"record.json", rec)
+    if params_sha256(model) != rec["params_sha256"]: raise ValueError(f"{d} holds other weights than its record: delete it to warm-start again")
+    return dict(rec, cached=cached, cache=str(d))
+
 # %% ../nbs/07_train.ipynb #a7e01b03
 def train(cfg:RunConfig, # the run
           out:str|Path|None=None, # folder for metrics.json (None: write nothing)
@@ -507,7 +597,7 @@ def train(cfg:RunConfig, # the run
 
     try:
         if r.ws > 1: check_same(params_sha256(r.model), "initial parameters")
-        if r.start == 0: _evaluate(r, 0)
+        if r.start == 0: _evaluate(r, 0); _warm_after(r)
         write()
         for step in range(r.start, r.steps):
             row, last, at_eval = _step(r, step), step + 1 == r.steps, (step + 1) % eval_k == 0
