@@ -23,7 +23,7 @@ from .definitions import MAIN_PRESET, MODE_LABELS, check_preset, load_presets, p
 from .runner import run_notebook
 from .figures import fig_png
 from .findings import RATIO_PAIRS, gap_differences, pair_ratios, paper_slowdown, cell_text, ci_text, comparison_verdict, num, pct, signed, values_text, verdict
-from .results import (BASELINE_MODE, evaluate_gates, DIFF_COLUMNS, POINTS, bench_groups, bench_status, comparisons, eps_key, eps_label, mode_order,
+from .results import (BASELINE_MODE, evaluate_gates, failed_gates, DIFF_COLUMNS, POINTS, bench_groups, bench_status, comparisons, eps_key, eps_label, mode_order,
                               norms_table, paired_diffs, paper_gaps, paper_gap_tests, paper_memory,
                               part_keys, part_label, summarise, task_key, with_variants, load_runs, find_paper)
 
@@ -162,9 +162,10 @@ def _paper_verdict(r) -> str:
 
 def primary_table(runs:pd.DataFrame, # runs from `load_runs`
                   paper:dict|None, # from `load_paper`
+                  presets:dict|None=None, # the presets whose gates apply (default: presets.toml)
                  ) -> pd.DataFrame:
-    "The primary comparison beside the paper's same task and ε: each arm's accuracy, untied − tied with its 95% interval, the test and the verdict."
-    C = comparisons(runs) if len(runs) else pd.DataFrame()
+    "The primary comparison beside the paper's same task and ε: each arm's accuracy, untied − tied with its 95% interval, the test and the verdict (a failed gate's 'uninformative' wins over any test)."
+    C = comparisons(runs, presets=presets) if len(runs) else pd.DataFrame()
     p = C[C.primary] if len(C) else C
     if not len(p): return pd.DataFrame()
     d, S = p.iloc[0], summarise(runs)
@@ -174,6 +175,8 @@ def primary_table(runs:pd.DataFrame, # runs from `load_runs`
              "untied − tied [95% CI]": f"{signed(d['diff'])} [{ci_text(d.lo, d.hi)}]",
              "test": f"paired t: raw p {_p_text(d.p)}; TOST ±{C.attrs['margin']:g}: raw p {_p_text(d.tost_p)} (declared primary: not corrected)",
              "verdict": comparison_verdict(d, C.attrs["margin"], short=True)}]
+    bad = failed_gates(evaluate_gates(runs, presets))
+    if bad: rows[0]["verdict"] = f"uninformative: {len(bad)} gate{'s' * (len(bad) > 1)} failed ({'; '.join(bad)})"
     T = paper_gap_tests(paper)
     for _, r in (T[(T.task == d.task) & (T.eps_label == d.eps_label)] if len(T) else T).iterrows():
         rows.append({"": "paper", "model": r.model, "seeds": f"{r.n} an arm", "tied": f"{_fmt_acc(r.tied, r.sd_tied)} (SD)",
@@ -181,11 +184,12 @@ def primary_table(runs:pd.DataFrame, # runs from `load_runs`
                      "untied − tied [95% CI]": f"{signed(r.gap)} [{ci_text(r.lo, r.hi)}]",
                      "test": f"Welch t: raw p {_p_text(r.p)} (its obvious primary, shown uncorrected like ours); Holm over its {len(T)} DP gaps: p {_p_text(r.p_holm)}",
                      "verdict": _paper_verdict(r)})
-    for _, x in gap_differences(d, paper).iterrows():   # the test a reader wants: do the two studies' gaps differ?
-        rows.append({"": "ours − paper", "model": x.model, "seeds": "", "tied": "", d.arm: "",
-                     "untied − tied [95% CI]": f"{signed(x['diff'])} [{ci_text(x.lo, x.hi)}]",
-                     "test": f"difference of the gaps, Welch on both standard errors: raw p {_p_text(x.p)}",
-                     "verdict": "the gaps differ" if x.p < 0.05 else "no difference between the gaps shown"})
+    for _, x in gap_differences(d, paper).iterrows():   # the test a reader wants, once the gates let ours inform: do the two gaps differ?
+        rows.append({"": "ours − paper" if not bad else "ours − paper (regimes)", "model": x.model, "seeds": "", "tied": "", d.arm: "",
+                     "untied − tied [95% CI]": f"{signed(x['diff'])}" + ("" if bad else f" [{ci_text(x.lo, x.hi)}]"),
+                     "test": "none: a difference of regimes, not tested while our gates fail" if bad else
+                             f"difference of the gaps, Welch on both standard errors: raw p {_p_text(x.p)}",
+                     "verdict": "different regimes" if bad else "the gaps differ" if x.p < 0.05 else "no difference between the gaps shown"})
     return pd.DataFrame(rows)
 
 def gaps_table(runs:pd.DataFrame, paper:dict|None) -> pd.DataFrame:
