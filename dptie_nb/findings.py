@@ -159,17 +159,17 @@ PHRASES = {
     "cost.scope": "The benchmark ran {ran} (T = {T}{threads}); no other shape or batch size is in it.",
     "cost.opacus_pe": ", and {pm:span}× the memory of its per-example clipping of the tied one",
     "memory.none": "The benchmark has no configuration in which both our tied and our untied ghost clipping ran.",
-    "ans.memory": "exact ghost clipping of the tied model used {m:span}× the {what} of the same engine on the untied model "
+    "ans.memory": "Exact ghost clipping of the tied model used {m:span}× the {what} of the same engine on the untied model "
                   "({t:span}× the time) in the {n} benchmarked configuration{n:pl}, so tying costs no memory when the tied matrix is clipped exactly.",
-    "ans.memory.none": "not measured: the benchmark has no configuration where both the tied and the untied model ran.",
+    "ans.memory.none": "Not measured: the benchmark has no configuration where both the tied and the untied model ran.",
     "ans.paper": " The paper's own evidence: {k} of its {n} gaps under DP {verb} Holm's correction.",
-    "ans.acc.none": "no runs, so no evidence.{paper}", "ans.acc.noprimary": "no primary comparison was declared, so no answer.{paper}",
-    "ans.acc.unmoved": "no evidence either way: DP never moved the features (the primary's dev AUROC {a0:.2f} at step 0, {a1:.2f} after; "
+    "ans.acc.none": "No runs, so no evidence.{paper}", "ans.acc.noprimary": "No primary comparison was declared, so no answer.{paper}",
+    "ans.acc.unmoved": "No evidence either way: DP never moved the features (the primary's dev AUROC {a0:.2f} at step 0, {a1:.2f} after; "
                        "a rise of {rise:g} was needed), so tying had nothing to act on.{paper}",
-    "ans.acc.gates": "no evidence either way: {k} declared gate{k:pl} failed ({gates}).{paper}",
+    "ans.acc.gates": "No evidence either way: {k} declared gate{k:pl} failed ({gates}).{paper}",
     "ans.acc.primary": "{arm} − tied = {diff:signed} points (95% CI {ci:ci}, {n} paired seeds): {verdict}.{paper}",
-    "ans.privacy": "none from tying: both arms are clipped to C exactly and spent the same ε = {prv:vals} (PRV) at σ = {sigma:vals}.",
-    "ans.privacy.none": "no private run, so nothing spent.",
+    "ans.privacy": "None from tying: both arms are clipped to C exactly and spent the same ε = {prv:vals} (PRV) at σ = {sigma:vals}.",
+    "ans.privacy.none": "No private run, so nothing spent.",
     "bench.none": "No benchmark: nothing to conclude about memory and time.",
     "paper_saves": "The paper's ghost-clipped untied models used {saves:span%} less memory than its per-example-clipped tied ones "
                    "(its \"more than 60%\" holds on {over60}).",
@@ -722,13 +722,14 @@ def accuracy_answer(runs:pd.DataFrame, paper:dict|None=None, presets:dict|None=N
     C = comparisons(runs, presets=presets)
     p = C[C.primary]
     if not len(p): return say("ans.acc.noprimary", paper=theirs)
-    d, arms = p.iloc[0], runs[runs.setting == p.setting.iloc[0]]
+    d = p.iloc[0]
+    arms = runs[(runs.setting == p.setting.iloc[0]) & runs.arm.isin(["tied", d.arm])]   # the primary's two arms, not the mechanism arms
     a0, a1 = float(arms.auroc0.mean()), float(arms.auroc.mean())
     if np.isfinite(a0) and np.isfinite(a1) and a1 - a0 < LEARNT_AUROC:
         return say("ans.acc.unmoved", a0=a0, a1=a1, rise=LEARNT_AUROC, paper=theirs)
     bad = failed_gates(evaluate_gates(runs, presets))
     if bad: return say("ans.acc.gates", k=len(bad), gates="; ".join(bad), paper=theirs)
-    return say("ans.acc.primary", arm=d.arm, diff=d["diff"], ci=(d.lo, d.hi), n=d.n, verdict=comparison_verdict(d, C.attrs["margin"], short=True), paper=theirs)
+    return say("ans.acc.primary", arm=d.arm[:1].upper() + d.arm[1:], diff=d["diff"], ci=(d.lo, d.hi), n=d.n, verdict=comparison_verdict(d, C.attrs["margin"], short=True), paper=theirs)
 
 def privacy_answer(runs:pd.DataFrame) -> str:
     "Privacy cost in one sentence: what the primary's arms spent, tied and untied, at one σ"

@@ -687,7 +687,7 @@ def _judge(g:dict, base:dict, runs:pd.DataFrame) -> dict:
     sel = {**base, **g["match"]}
     crit = ([f"each arm's mean ≥ {g['min_mean']:g}%"] if "min_mean" in g else []) + ([f"every seed ≥ {g['min_seed']:g}%"] if "min_seed" in g else []) \
            + ([f"each arm's mean > the best setting's mean at {_where(g['beats'])} (any arm)"] if "beats" in g else []) \
-           + ([f"each arm paired by seed with itself at {_where(g['not_below'])}: mean difference ≥ −{g.get('tolerance', 0.0):g} points"
+           + ([f"each arm paired by seed with itself at {_where(g['not_below'])}: mean difference ≥ {-g['tolerance'] if g.get('tolerance') else 0:g} points".replace("-", "−")
                + ("" if "tolerance" in g else " (no tolerance declared)")] if "not_below" in g else [])
     row = dict(gate=g["gate"], rule=f"{_where(g['match'])}: " + "; ".join(crit), observed="–", passed=False, note="")
     arms = _arms(select_runs(runs, sel), tuple(sel))
@@ -713,7 +713,7 @@ def _judge(g:dict, base:dict, runs:pd.DataFrame) -> dict:
             elif not len(d): fails.append(f"no seed of {a} also ran at {at}: two means of different seeds are no paired gate")
             else:
                 o += f"; paired by seed with {at}: {_pts(d.mean(), 2)} points (n={len(d)} seed{'s' * (len(d) > 1)})"
-                if not d.mean() >= -tol: fails.append("{} paired difference {} < {} points at {}".format(a, *_apart(d.mean(), -tol), at))
+                if not d.mean() >= -tol: fails.append("{} paired difference {} < {} points at {}".format(a, *_apart(d.mean(), -tol if tol else 0.0), at))
         obs.append(o)
     warn = []
     if ref is not None and len(ref):
