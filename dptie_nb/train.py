@@ -526,7 +526,8 @@ def warm_prompts(cfg:RunConfig, tok, n:int) -> EncodedTask:
     from dataclasses import replace
     spec = get_task(cfg.task) if not cfg.words else replace(get_task(cfg.task), label_words=cfg.words)
     pick = np.random.default_rng(0xF0A7).choice(len(docs), size=n, replace=n > len(docs))
-    ids = [encode_prompt(tok, spec, {spec.text_columns[0]: " ".join(docs[i].split())}, cfg.max_len)[0] for i in pick]
+    ids = [encode_prompt(tok, spec, {spec.text_columns[0]: " ".join(docs[i][:16 * cfg.max_len].split())}, cfg.max_len)[0]
+           for i in pick]   # (a review's first 16·T characters hold more than the T tokens the prompt keeps)
     return EncodedTask(spec, ids, np.zeros(n, np.int64), label_token_ids(tok, spec), dict(source=WARM_CORPUS, rows_used=n))
 
 # %% ../nbs/07_train.ipynb #896a9bb9
@@ -547,7 +548,7 @@ def _warm_train(model, cfg:RunConfig) -> list[float]:
         for s in range(cfg.warm_start_steps):
             b = _to(collate(data, np.arange(s * cfg.warm_start_batch, (s + 1) * cfg.warm_start_batch)), dev)
             with autocast_for(cfg.precision, dev.type): loss = format_loss(class_logits(model, b), words.to(dev)).mean()
-            opt.zero_grad(set_to_none=True); loss.backward(); opt.step(); losses.append(float(loss))
+            opt.zero_grad(set_to_none=True); loss.backward(); opt.step(); losses.append(float(loss.detach()))
     model.zero_grad(set_to_none=True)   # no gradient left for the run's optimiser to find
     return losses
 
