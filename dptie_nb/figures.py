@@ -13,12 +13,13 @@ from matplotlib.figure import Figure
 
 from .definitions import MODE_LABELS, MODE_ORDER
 from .results import (bench_groups, eps_key, eps_text, is_dp, run_epsilon, evals_frame, history_frame, mode_order, norms_table, paired_diffs, paper_gap_tests, MIN_INTERVAL_N,
-                              paper_gaps, part_index, part_keys, part_label, parts_frame, summarise, task_key, chance_of, with_variants)
+                              paper_gaps, part_index, part_keys, part_label, parts_frame, summarise, task_key, chance_of, with_variants,
+                              comparisons, evaluate_gates, failed_gates)
 
 # %% auto #0
 __all__ = ['TYING_COLORS', 'PART_COLORS', 'MODE_COLORS', 'LEGEND_BELOW', 'ONE_CLASS_LABEL', 'BOTH_ONE_CLASS', 'NO_TIE_LINE',
-           'ONE_CLASS_NOTE', 'ReportFigure', 'fig_png', 'plot_run', 'plot_accuracy', 'plot_bench', 'plot_norms',
-           'plot_accountants', 'curve_label', 'plot_curves']
+           'ONE_CLASS_NOTE', 'ReportFigure', 'fig_png', 'plot_run', 'plot_accuracy', 'plot_primary', 'plot_bench',
+           'plot_norms', 'plot_accountants', 'curve_label', 'plot_curves']
 
 # %% ../nbs/09a_figures.ipynb #db101d59
 TYING_COLORS = {"tied": "#1f77b4", "untied": "#d62728"}
@@ -256,6 +257,38 @@ def plot_accuracy(runs:pd.DataFrame, # runs from `load_runs`
                 _empty(b, "no gap to read: every run predicts one class"); continue
             g = G[G.task == task] if regime == "pretrained" and len(G) else G.iloc[:0]  # the paper fine-tuned pretrained models only
             _ylim(b, _plot_gaps(b, D[(D.task == task) & (D.model == model) & (D.regime == regime)], g, pos, acc, here, metric), acc)
+    return _save(fig, save)
+
+# %% ../nbs/09a_figures.ipynb #d22f8dea
+def plot_primary(runs:pd.DataFrame, # runs from `load_runs`
+                 paper:dict|None=None, # from `load_paper`: its gaps at the primary's task and ε are reference marks
+                 presets:dict|None=None, # the presets whose primary and gates apply (default: presets.toml)
+                 save:str|Path|None=None, # also write a PNG here
+                ) -> Figure|None:
+    "The headline: the primary's per-seed paired differences with their mean and 95% interval, the paper's gaps at the same task and ε, the equivalence margin as a band, the gates' state in the title"
+    C = comparisons(runs, presets=presets) if len(runs) else pd.DataFrame()
+    p = C[C.primary] if len(C) else C
+    if not len(p): return None
+    d, margin = p.iloc[0], float(C.attrs["margin"])
+    seeds = _seed_diffs(runs, d.setting, d.arm, "acc")
+    bad = failed_gates(evaluate_gates(runs, presets))
+    T = paper_gap_tests(paper)
+    T = T[(T.task == d.task) & (T.eps_label == d.eps_label)] if len(T) else T
+    fig = _new_fig(6.4, 2.2 + 0.35 * len(T)); a = fig.subplots()
+    a.axvspan(-margin, margin, color="0.9", label=f"equivalence margin ±{margin:g} points")
+    a.axvline(0, color="0.5", lw=0.8)
+    jit = (np.arange(len(seeds)) - (len(seeds) - 1) / 2) * (0.3 / max(len(seeds), 1))   # seeds of equal difference side by side, not on top
+    a.plot(seeds.to_numpy(float), jit, "o", mfc="none", c=TYING_COLORS["untied"], ms=6, label=f"one seed ({len(seeds)} paired)")
+    if np.isfinite(d.lo): a.errorbar([d["diff"]], [0], xerr=[[d["diff"] - d.lo], [d.hi - d["diff"]]], fmt="D", c="k", capsize=4, ms=6, label="ours: mean, 95% CI")
+    else: a.plot([d["diff"]], [0], "D", c="k", ms=6, label="ours: mean (no interval)")
+    for i, (_, r) in enumerate(T.iterrows(), 1):
+        a.errorbar([r.gap], [-i], xerr=[[r.gap - r.lo], [r.hi - r.gap]], fmt="s", c="0.35", mfc="white", capsize=4, ms=6,
+                   label="the paper's gap, 95% CI (Welch)" if i == 1 else None)
+    a.set_yticks([0, *range(-1, -len(T) - 1, -1)], [f"ours: {d.model}", *[f"paper: {m}" for m in T.model]])
+    a.set_ylim(-len(T) - 0.7, 0.7); a.set_xlabel(f"{d.arm} − tied, dev accuracy (points), {d.task} at {eps_text(d.eps_label)}")
+    state = f"uninformative: {len(bad)} gate{'s' * (len(bad) > 1)} failed" if bad else "all gates passed"
+    a.set_title(f"The primary comparison ({state})", fontsize=10)
+    a.legend(**LEGEND_BELOW, fontsize=8)
     return _save(fig, save)
 
 # %% ../nbs/09a_figures.ipynb #79c6c16f
