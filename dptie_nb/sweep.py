@@ -18,8 +18,9 @@ from .definitions import check_preset, load_presets, preset_dir
 from .runner import run_notebook, stop_kernels
 
 # %% auto #0
-__all__ = ['SWEEP_DEFAULTS', 'STATUS', 'INTERRUPTED', 'HEARTBEAT_S', 'expand', 'template_path', 'check_parameters', 'run_status',
-           'set_aside', 'run_progress', 'run_one', 'check_assets', 'progress_line', 'run_sweep', 'main']
+__all__ = ['SWEEP_DEFAULTS', 'STATUS', 'INTERRUPTED', 'ROWS', 'HEARTBEAT_S', 'expand', 'template_path', 'check_parameters',
+           'run_status', 'set_aside', 'run_progress', 'run_one', 'check_assets', 'plan_estimate', 'progress_line',
+           'run_sweep', 'main']
 
 # %% ../nbs/08_sweep.ipynb #9dd65e9b
 _DEFAULTS = defaults()
@@ -162,6 +163,37 @@ def check_assets(cfgs:list) -> None:
         missing = [str(f) for f in (root/"glue"/GLUE_TASKS[task]/f"{s}.tsv" for s in ("train", "dev")) if not f.exists()]
         if missing: raise AssetNotFound(f"task {task!r}: {', '.join(missing)} not found in DPTIE_ASSETS={str(root)!r}")
 
+# %% ../nbs/08_sweep.ipynb #53f7dcc4
+def _rate_of(m:dict) -> tuple|None:
+    "(model, private, train_scope, core-seconds per example seen) of a finished run's metrics, or None"
+    c, f, d = m.get("config") or {}, m.get("final") or {}, (m.get("data") or {}).get("train") or {}
+    t, rows, ep = f.get("train_time_s"), d.get("rows_used"), c.get("epochs")
+    if m.get("status") != "ok" or not (t and rows and ep): return None
+    return (c.get("model"), c.get("epsilon") is not None, c.get("train_scope", "full"), t * max(1, c.get("num_threads") or 1) / (ep * rows))
+
+def plan_estimate(todo:list, # the runs to make (RunConfigs)
+                  reports:str|Path|None=None, # where committed runs are read from (default: the project's reports/)
+                 ) -> tuple[float|None, str]:
+    "Core-hours for `todo` from the committed runs of the same model, privacy and scope on this machine (core-seconds per example seen × epochs × N), and how it was made"
+    reports = Path(reports) if reports is not None else (project_root() or Path("."))/"reports"
+    rates = {}
+    for f in reports.glob("*/runs/*/metrics.json"):
+        try: r = _rate_of(json.loads(f.read_text()))
+        except (OSError, ValueError): r = None
+        if r: rates.setdefault(r[:3], []).append(r[3])
+    total, known = 0.0, 0
+    for c in todo:
+        rs = rates.get((c.model, c.private, c.train_scope))
+        n = (c.train_cap or ROWS.get(c.task, 0)) - c.holdout
+        if rs and n > 0: total += sorted(rs)[len(rs) // 2] * c.epochs * n; known += 1
+    if not todo: return 0.0, "nothing to run"
+    if not known: return None, "not estimated: no committed run of the same model, privacy and scope to time them by"
+    est = total / 3600 * len(todo) / known
+    return est, (f"estimated from the median core-seconds per example seen of committed runs of the same model, privacy and "
+                 f"scope ({known} of {len(todo)} runs have such a reference" + ("; the rest counted at their mean)" if known < len(todo) else ")"))
+
+ROWS = {"sst2": 67_349, "qnli": 104_743, "qqp": 363_846}  # the full GLUE training sets (a run without train_cap uses them)
+
 # %% ../nbs/08_sweep.ipynb #a9c94c01
 def _duration(s:float) -> str:
     "Seconds as '40 s', '12 min' or '2 h 05 min'."
@@ -227,7 +259,9 @@ def run_sweep(preset:str, # preset name
     done, runs = len(cfgs) - len(todo), _shown(out/"runs")
     n_git = _committed(out/"runs", [c.run_id() for c in cfgs if status[c.run_id()] == "ok"]) if done else 0
     resumes = sum((out/"runs"/c.run_id()/"checkpoint.pt").exists() for c in todo)
-    head = f"{len(cfgs)} runs, {done} already done, {len(todo)} to run" + (f" ({resumes} from its checkpoint)" if resumes else "") + f", {jobs} at a time"
+    hours, how = plan_estimate(todo)
+    cost = f"about {hours:.1f} core-hours, {hours / max(1, min(jobs, os.cpu_count() or 1)):.1f} h at {jobs} at a time ({how})" if hours else how
+    head = f"{len(cfgs)} runs, {done} already done, {len(todo)} to run" + (f" ({resumes} from its checkpoint)" if resumes else "") + f", {jobs} at a time; plan: {cost}"
     log(f"dptie sweep {preset}: " + (f"reusing the {done} finished run(s) in {runs} as they are (" +
                                      (f"{n_git} committed to git; " if n_git else "") +
                                      f"to rerun them, give a fresh --out such as scratch/{preset}): {head}" if done else f"{head} -> {runs}"))
