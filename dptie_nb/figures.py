@@ -4,13 +4,14 @@
 
 # %% ../nbs/09a_figures.ipynb #24fe7989
 from __future__ import annotations
-import io, math
+import io, json, math, textwrap
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
 from matplotlib.figure import Figure
 
+from .config import stored_config
 from .definitions import MODE_LABELS, MODE_ORDER
 from .results import (bench_groups, eps_key, eps_text, is_dp, run_epsilon, evals_frame, history_frame, mode_order, norms_table, paired_diffs, paper_gap_tests, MIN_INTERVAL_N,
                               paper_gaps, part_index, part_keys, part_label, parts_frame, summarise, task_key, chance_of, with_variants,
@@ -416,32 +417,57 @@ def plot_accountants(runs:pd.DataFrame, # runs from `load_runs`
 # %% ../nbs/09a_figures.ipynb #cf0a0002
 _CURVE_COLORS = tuple(f"C{i}" for i in range(10)) + ("#000000", "#8c6d31", "#aec7e8", "#ffbb78", "#98df8a", "#ff9896")  # 16 distinct
 
-def curve_label(r) -> str:
-
-    "A run's legend entry in `plot_curves`: its tag, the loss, lr and privacy"
+def curve_label(r, differs:tuple=()) -> str:
+    "A run's legend entry in `plot_curves`: optimizer, C, loss, lr and privacy, then every other setting in `differs` (what tells the runs apart)"
     cfg = (r.metrics or {}).get("config", {}) if isinstance(r.metrics, dict) else {}
     loss = "2-way loss" if cfg.get("restrict_loss") else "full-vocab loss"
     opt = r.optimizer + (" (linear decay)" if cfg.get("lr_schedule") == "linear" else "")
-    return f"{opt}, C {r.max_grad_norm:g}, {loss}, lr {r.lr:g}, " + eps_text(r.eps_label)
+    more = "".join(f", {k} {cfg.get(k)}" for k in differs if k not in ("optimizer", "lr_schedule", "max_grad_norm", "restrict_loss", "lr", "epsilon", "sigma"))
+    return f"{opt}, C {r.max_grad_norm:g}, {loss}, lr {r.lr:g}, " + eps_text(r.eps_label) + more
+
+_NOT_LABELS = ("tag", "seed", "num_threads", "device", "micro_batch_size", "eval_every", "log_every", "checkpoint_every", "world_size", "save_model")
+
+def _differing(runs:pd.DataFrame) -> tuple:
+    "The config settings whose values differ between `runs` (their seeds aside: the legend then says which seed only if needed)"
+    from dataclasses import asdict
+    def full(m):   # a stored config as it ran: a setting it predates is what it ran with, not a difference
+        c = (m or {}).get("config", {}) if isinstance(m, dict) else {}
+        try: return asdict(stored_config(c))
+        except (ValueError, TypeError): return c
+    cfgs = [full(m) for m in runs.metrics]
+    keys = sorted({k for c in cfgs for k in c} - set(_NOT_LABELS))
+    return tuple(k for k in keys if len({json.dumps(c.get(k), sort_keys=True) for c in cfgs}) > 1)
+
+def _split_title(runs:pd.DataFrame) -> str:
+    "Which split the curves' accuracy was evaluated on"
+    sp = {((m or {}).get("config", {}) if isinstance(m, dict) else {}).get("eval_split", "dev") for m in runs.metrics}
+    return {frozenset({"dev"}): "dev accuracy", frozenset({"holdout"}): "accuracy on the held-out training slice"}.get(frozenset(sp), "accuracy (dev or held-out slice, by run)")
 
 def plot_curves(runs:pd.DataFrame, # runs from `load_runs`
                 save:str|Path|None=None, # also write the figure here as PNG
                ) -> Figure|None:
-    "Dev accuracy, AUROC and share predicted positive against step, one line per run"
+    "Accuracy (on the split it was evaluated on), AUROC and share predicted positive against examples seen, one line per run, each label naming what tells it apart"
     if not len(runs): return None
-    fig = _new_fig(9.5, 8.5)
-    grid = fig.subplots(2, 2)
-    ax, key = [grid[0, 0], grid[0, 1], grid[1, 0]], grid[1, 1]   # three panels and a quarter for the key, legible at page width
-    for i, (_, r) in enumerate(runs.iterrows()):
-        ev, lab = evals_frame(r.metrics), curve_label(r)
+    differs = _differing(runs)
+    labels = [curve_label(r, differs) for _, r in runs.iterrows()]
+    labels = [l + (f", seed {r.seed}" if labels.count(l) > 1 else "") for l, (_, r) in zip(labels, runs.iterrows())]   # no two alike
+    labels = ["\n".join(textwrap.wrap(l, 95)) for l in labels]
+    lines = sum(l.count("\n") + 1 for l in labels) + 1
+    lines = lines if len(labels) + 1 <= 8 else (lines + 1) // 2   # two columns of the key when it is long
+    fig = _new_fig(12, 4.2 + 0.24 * lines)
+    gs = fig.add_gridspec(2, 3, height_ratios=[4.0, 0.24 * lines])
+    ax, key = [fig.add_subplot(gs[0, i]) for i in range(3)], fig.add_subplot(gs[1, :])   # three panels in a row, the key below them
+    for i, ((_, r), lab) in enumerate(zip(runs.iterrows(), labels)):
+        ev = evals_frame(r.metrics)
         ls, c = ("--" if not is_dp(r.eps_label) else "-"), _CURVE_COLORS[i % len(_CURVE_COLORS)]
-        for a, col in zip(ax, ("acc", "auroc", "pos_share")): a.plot(ev.step, ev[col], ls, marker="o", ms=3, c=c, label=lab)
+        seen = ev.step * float(r.batch_size) / 1000   # examples seen (expected, under Poisson sampling), in thousands
+        for a, col in zip(ax, ("acc", "auroc", "pos_share")): a.plot(seen, ev[col], ls, marker="o", ms=3, c=c, label=lab)
     ch = runs.chance.dropna()
     if len(ch): ax[0].axhline(ch.mean(), c="0.5", ls=":", lw=1, label="majority class")
     ax[1].axhline(0.5, c="0.5", ls=":", lw=1); ax[2].axhline(0.5, c="0.5", ls=":", lw=1)
-    for a, t, y in zip(ax, ("dev accuracy", "AUROC of the label-word margin", "share predicted positive"), ("%", "AUROC", "share")):
-        a.set(title=t, xlabel="step", ylabel=y)
+    for a, t, y in zip(ax, (_split_title(runs), "AUROC of the label-word margin", "share predicted positive"), ("%", "AUROC", "share")):
+        a.set(title=t, xlabel="examples seen (thousands)", ylabel=y)
     ax[2].set_ylim(-0.03, 1.03)
     h, l = ax[0].get_legend_handles_labels()
-    key.axis("off"); key.legend(h, l, loc="center", fontsize=8, frameon=False)
+    key.axis("off"); key.legend(h, l, loc="upper center", fontsize=8, frameon=False, ncol=1 if len(h) <= 8 else 2)
     return _save(fig, save)
