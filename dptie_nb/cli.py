@@ -39,7 +39,8 @@ def study(argv=None) -> int:
     from dptie_nb import report, sweep
     more = ["--presets", a.presets] if a.presets else []
     rc = sweep.main(["--preset", a.preset, "--jobs", str(a.jobs), "--out", a.out] + more)
-    rr = report.main(["--preset", a.preset, "--out", a.out] + more)
+    print(sweep.folder_note(a.preset, a.out, load_presets(a.presets)))   # why the report may count more runs than the sweep
+    rr = report.main(["--preset", a.preset, "--out", a.out] + more)    # ends on the report's three answers
     return rc or rr
 
 # Each command imports its module when it runs, not when `dptie` starts: torch, transformers and Opacus (train, bench),

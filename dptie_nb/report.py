@@ -28,10 +28,11 @@ from .results import (BASELINE_MODE, evaluate_gates, failed_gates, DIFF_COLUMNS,
                               part_keys, part_label, summarise, task_key, with_variants, load_runs, find_paper)
 
 # %% auto #0
-__all__ = ['EVAL_LABELS', 'PAGE_CSS', 'results_table', 'eval_table', 'norms_summary', 'pilot_table', 'paper_table',
-           'primary_table', 'gaps_table', 'paper_memory_table', 'gates_table', 'bench_table', 'ratio_table', 'not_run',
-           'loss_table', 'per_run_table', 'runs_table', 'environment_table', 'skipped_table', 'reproducibility',
-           'md_table', 'Table', 'md', 'show_table', 'show', 'page', 'export_notebook', 'render_report', 'main']
+__all__ = ['EVAL_LABELS', 'PAGE_CSS', 'ANSWER_LABELS', 'results_table', 'eval_table', 'norms_summary', 'pilot_table',
+           'paper_table', 'primary_table', 'gaps_table', 'paper_memory_table', 'gates_table', 'bench_table',
+           'ratio_table', 'not_run', 'loss_table', 'per_run_table', 'runs_table', 'environment_table', 'skipped_table',
+           'reproducibility', 'md_table', 'Table', 'md', 'show_table', 'show', 'page', 'export_notebook',
+           'render_report', 'answer_lines', 'main']
 
 # %% ../nbs/09c_report.ipynb #48addae6
 def _p_text(p) -> str: return "–" if p is None or not np.isfinite(p) else "<0.001" if p < 0.001 else f"{num(p, 3)}"
@@ -470,6 +471,13 @@ def render_report(runs_dir:str|Path="reports/runs", # folder of the runs
     if err is not None: raise err
     return res
 
+ANSWER_LABELS = ("Memory", "Accuracy", "Privacy cost")
+
+def answer_lines(md:str|Path) -> list[str]:
+    "The three answer lines of a rendered report.md (its text or its path), in order"
+    text = Path(md).read_text() if isinstance(md, Path) or (isinstance(md, str) and "\n" not in md and Path(md).is_file()) else md
+    return [l for k in ANSWER_LABELS for l in text.splitlines() if l.startswith(f"**{k}.**")][:3]
+
 def main(argv=None):
     "`dptie report`: render the report from the runs, the benchmark and the seed paper's numbers."
     ap = argparse.ArgumentParser(prog="dptie report", description=render_report.__doc__)
@@ -495,6 +503,7 @@ def main(argv=None):
     res = render_report(runs_dir, a.bench or Path("reports")/"bench"/"bench.json", out, a.paper,
                         appendix_runs=Path("reports")/appendix/"runs" if appendix else None, presets=a.presets)
     print(f"dptie report: {len(runs)} runs -> {shown_path(res['html'])}, {shown_path(res['md'])} ({len(res['figures'])} figures)")
+    for line in answer_lines(res["md"]): print(line.replace("**", ""))   # the three answers close the console output
     if not len(runs):
         print(f"dptie report: no readable run in {runs_dir} (each needs a metrics.json with status ok): run "
               f"`dptie sweep --preset {a.preset}` first, or pass --runs", file=sys.stderr)

@@ -20,7 +20,7 @@ from .runner import run_notebook, stop_kernels
 # %% auto #0
 __all__ = ['SWEEP_DEFAULTS', 'STATUS', 'INTERRUPTED', 'ROWS', 'HEARTBEAT_S', 'expand', 'template_path', 'check_parameters',
            'run_status', 'set_aside', 'run_progress', 'run_one', 'check_assets', 'plan_estimate', 'progress_line',
-           'run_sweep', 'main']
+           'run_sweep', 'main', 'folder_note']
 
 # %% ../nbs/08_sweep.ipynb #9dd65e9b
 _DEFAULTS = defaults()
@@ -326,3 +326,12 @@ def main(argv=None):
         return 0
     res = run_sweep(a.preset, a.jobs, a.out, presets, a.only)
     return 1 if any(r["status"] == "failed" for r in res) else 0
+
+# %% ../nbs/08_sweep.ipynb #2fd86680
+def folder_note(preset:str, out:str|Path, presets:dict|None=None) -> str:
+    "One line: how many finished runs in `out`/runs the preset declares and how many other presets wrote there (what a report of the folder counts)"
+    own = {c.run_id() for c in expand(preset, presets)}
+    done = [p.parent.name for p in Path(out).glob("runs/*/metrics.json") if run_status(p.parent) == "ok"]
+    k = sum(r in own for r in done)
+    more = f" and {len(done) - k} more that other presets wrote there" if len(done) > k else ""
+    return f"dptie study: the report reads every finished run in {_shown(Path(out)/'runs')}: {k} of preset {preset!r}{more}"
