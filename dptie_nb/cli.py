@@ -5,6 +5,7 @@
 # %% ../nbs/11_cli.ipynb #6a0c036d
 from __future__ import annotations
 import argparse, sys
+from pathlib import Path
 
 # Only the light study definitions here: each command imports its module when it runs (see above).
 from .definitions import MAIN_PRESET, check_preset, load_presets, preset_dir
@@ -65,13 +66,24 @@ def _run(argv):
     from dptie_nb import train
     return train.run_main(argv)
 
+def _baseline(argv):
+    "`dptie baseline [--preset P] [--runs DIR]`: the threshold-only baseline of every finished run that predates recording it, into baselines.json"
+    ap = argparse.ArgumentParser(prog="dptie baseline", description=_baseline.__doc__)
+    ap.add_argument("--preset", default=MAIN_PRESET, help=f"the preset whose runs (reports/PRESET/runs) to complete (default: {MAIN_PRESET})")
+    ap.add_argument("--runs", default=None, help="a folder of runs instead (default: reports/PRESET/runs)")
+    a = ap.parse_args(argv)
+    from dptie_nb import train
+    print(f"dptie baseline: {train.record_baselines(Path(a.runs or Path(preset_dir(a.preset))/'runs'))}")
+    return 0
+
 COMMANDS = {"train": (_train, "fine-tune one model on one task (no notebook)"),
             "sweep": (_sweep, "run a preset's grid of experiment notebooks with papermill"),
             "report": (_report, "render a preset's report.html and report.md from its runs"),
             "study": (study, "the main job: a preset's sweep, then the report"),
             "bench": (bench_command, "peak memory and time per step: dptie against Opacus"),
             "pretrain": (_pretrain, "pretrain a small GPT-2-shaped model on a text corpus"),
-            "run": (_run, "run a papermill template, its parameters checked before a kernel starts")}
+            "run": (_run, "run a papermill template, its parameters checked before a kernel starts"),
+            "baseline": (_baseline, "the threshold-only baseline of runs that predate recording it (baselines.json)")}
 
 def _usage() -> str:
     return "usage: dptie COMMAND [options]\n\ncommands:\n" + "\n".join(f"  {k:9s} {v[1]}" for k, v in COMMANDS.items()) + \

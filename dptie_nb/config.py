@@ -14,9 +14,9 @@ from .assets import check_task, project_root
 
 # %% auto #0
 __all__ = ['NONPRIVATE', 'CLIP_ONLY', 'ENGINES', 'OPTIMIZERS', 'PRECISIONS', 'CHOICES', 'LEGACY', 'NEUTRAL', 'SAME_SETTING',
-           'STUDY', 'TEMPLATE_VALUES', 'TEMPLATE_EXTRA', 'PACKAGES', 'parse_epsilon', 'sigma_label', 'eps_label', 'opt',
-           'RunConfig', 'stored_config', 'config_diff', 'field_help', 'defaults', 'template_parameters', 'scratch_out',
-           'parameters_cell', 'run_settings', 'versions']
+           'BASELINE_KEYS', 'STUDY', 'TEMPLATE_VALUES', 'TEMPLATE_EXTRA', 'PACKAGES', 'parse_epsilon', 'sigma_label',
+           'eps_label', 'opt', 'RunConfig', 'stored_config', 'config_diff', 'baseline_key', 'field_help', 'defaults',
+           'template_parameters', 'scratch_out', 'parameters_cell', 'run_settings', 'versions']
 
 # %% ../nbs/00b_config.ipynb #d359fa9a
 NONPRIVATE = "non-private"  # how a run without DP is written for people (tables, figures, reports)
@@ -220,6 +220,15 @@ def config_diff(done:dict, # a finished run's stored config (from its metrics.js
     want = asdict(cfg)
     done = asdict(stored_config({k: v for k, v in done.items() if k in want}))
     return [f"{k}: {done[k]!r} (run) vs {want[k]!r} (preset)" for k in want if k not in NEUTRAL and done[k] != want[k]]
+
+# %% ../nbs/00b_config.ipynb #7977cf24
+BASELINE_KEYS = ("model", "regime", "task", "tying", "head_init", "label_init", "label_words", "max_len", "restrict_loss", "precision",
+                 "train_cap", "dev_cap", "data_seed", "holdout", "eval_split", "warm_start_steps", "warm_start_lr", "warm_start_batch")
+
+def baseline_key(config:dict) -> str:
+    "What decides a run's threshold-only baseline (its step-0 model, evaluated split and training prior), as one string: runs that share it share the baseline"
+    c = asdict(stored_config({k: v for k, v in config.items() if k in {f.name for f in fields(RunConfig)}}))
+    return json.dumps({k: c.get(k) for k in BASELINE_KEYS}, sort_keys=True)
 
 # %% ../nbs/00b_config.ipynb #806be74e
 import dptie_nb

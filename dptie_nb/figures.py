@@ -178,6 +178,10 @@ def _plot_arms(a, s:pd.DataFrame, pos:dict, acc:bool, runs:pd.DataFrame, metric:
                 a.plot(x[j:j + 2], k["mean"].to_numpy()[j:j + 2], "-", c=c, lw=1)
     ch = s.chance.dropna() if acc else []
     if len(ch): a.axhline(ch.mean(), c="0.5", ls=":", lw=1, label="majority class"); ys.append(ch.mean())
+    own = runs[runs.arm.isin(["tied", "untied"])] if acc and len(runs) else runs.iloc[:0]   # the arms' own step-0 model, not a variant's
+    for col, lab, ls in (("acc0", "step-0 model", "-."), ("baseline", "threshold-only baseline", "--")):
+        v = own[col].dropna() if col in own else []
+        if len(v): a.axhline(float(v.median()), c="0.35", ls=ls, lw=1, label=lab); ys.append(float(v.median()))
     _eps_axis(a, pos)
     many = len(a.get_legend_handles_labels()[1]) > 5   # many variants: the legend below the panel, in two columns, not over its markers nor squeezing it
     a.legend(fontsize=7, **(LEGEND_BELOW if many else {}))

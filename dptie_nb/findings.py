@@ -165,7 +165,11 @@ PHRASES = {
     "ans.paper": " The paper's own evidence: {k} of its {n} gaps under DP {verb} Holm's correction.",
     "ans.acc.none": "No runs, so no evidence.{paper}", "ans.acc.noprimary": "No primary comparison was declared, so no answer.{paper}",
     "ans.acc.unmoved": "No evidence either way: DP never moved the features (the primary's dev AUROC {a0:.2f} at step 0, {a1:.2f} after; "
-                       "a rise of {rise:g} was needed), so tying had nothing to act on.{paper}",
+                       "a rise of {rise:g} was needed), so tying had nothing to act on{base}.{paper}",
+    "ans.baseline": ", and both arms ({t:.1f}% tied, {u:.1f}% untied) ended below the threshold-only baseline, the step-0 model with only "
+                    "its threshold moved ({b:.1f}%)",
+    "ans.acc.below": "No evidence either way: the {arms} ended below the threshold-only baseline ({b:.1f}%: the step-0 model, only "
+                     "its threshold moved), so DP taught it nothing a threshold does not.{paper}",
     "ans.acc.gates": "No evidence either way: {k} declared gate{k:pl} failed ({gates}).{paper}",
     "ans.acc.primary": "{arm} − tied = {diff:signed} points (95% CI {ci:ci}, {n} paired seeds): {verdict}.{paper}",
     "ans.privacy": "None from tying: both arms are clipped to C exactly and spent the same ε = {prv:vals} (PRV) at σ = {sigma:vals}.",
@@ -725,9 +729,14 @@ def accuracy_answer(runs:pd.DataFrame, paper:dict|None=None, presets:dict|None=N
     d = p.iloc[0]
     arms = runs[(runs.setting == p.setting.iloc[0]) & runs.arm.isin(["tied", d.arm])]   # the primary's two arms, not the mechanism arms
     a0, a1 = float(arms.auroc0.mean()), float(arms.auroc.mean())
+    bl = arms.baseline.dropna() if "baseline" in arms else pd.Series(dtype=float)
+    base = say("ans.baseline", b=float(bl.median()), t=float(arms[arms.arm == "tied"].acc.mean()), u=float(arms[arms.arm == d.arm].acc.mean())) if len(bl) else ""
     if np.isfinite(a0) and np.isfinite(a1) and a1 - a0 < LEARNT_AUROC:
-        return say("ans.acc.unmoved", a0=a0, a1=a1, rise=LEARNT_AUROC, paper=theirs)
+        return say("ans.acc.unmoved", a0=a0, a1=a1, rise=LEARNT_AUROC, base=base, paper=theirs)
     bad = failed_gates(evaluate_gates(runs, presets))
+    bl = arms.baseline.dropna()
+    below = [a for a in ("tied", d.arm) if len(bl) and float(arms[arms.arm == a].acc.mean()) < float(bl.median())]
+    if below: return say("ans.acc.below", arms=" and ".join(below) + (" arms" if len(below) > 1 else " arm"), b=float(bl.median()), paper=theirs)
     if bad: return say("ans.acc.gates", k=len(bad), gates="; ".join(bad), paper=theirs)
     return say("ans.acc.primary", arm=d.arm[:1].upper() + d.arm[1:], diff=d["diff"], ci=(d.lo, d.hi), n=d.n, verdict=comparison_verdict(d, C.attrs["margin"], short=True), paper=theirs)
 

@@ -14,7 +14,7 @@ import pandas as pd
 from scipy import optimize, stats
 
 from .assets import project_models, reference_file, shown_path
-from .config import CLIP_ONLY, NONPRIVATE, SAME_SETTING, RunConfig, eps_label, parse_epsilon, sigma_label
+from .config import CLIP_ONLY, NONPRIVATE, SAME_SETTING, RunConfig, baseline_key, eps_label, parse_epsilon, sigma_label
 from .definitions import MODE_ORDER, load_presets
 
 # %% auto #0
@@ -25,13 +25,13 @@ __all__ = ['TASK_ORDER', 'GLUE_TRAIN_ROWS', 'SPENT_RTOL', 'NONPRIVATE_IGNORED', 
            'BENCH_COLUMNS', 'NORMS_COLUMNS', 'BY_HAND', 'ACCOUNTANT_COLUMNS', 'task_key', 'eps_key', 'is_dp',
            'eps_text', 'spent_epsilon', 'run_epsilon', 'arm_of', 'setting_of', 'part_index', 'part_keys', 'part_label',
            'run_parts', 'part_shares', 'MissingKey', 'get_key', 'chance_of', 'eval_fields', 'predicts_one_class',
-           'unpack_bits', 'mechanism_fields', 'run_row', 'claims_nothing', 'unclaimed', 'load_runs', 't_interval',
-           'with_variants', 'summarise', 'paired_diffs', 'holm', 'tost', 'mde', 'mcnemar', 'check_primary',
-           'primary_of', 'check_control', 'control_of', 'code_check', 'comparisons', 'check_gates', 'select_runs',
-           'preset_of', 'gate_base', 'presets_or_default', 'evaluate_gates', 'failed_gates', 'probe_accuracy',
-           'headroom', 'history_frame', 'parts_frame', 'evals_frame', 'mode_order', 'bench_status', 'load_bench',
-           'bench_groups', 'find_paper', 'load_paper', 'paper_gaps', 'paper_gap_tests', 'paper_steps', 'paper_memory',
-           'norms_table', 'accountant_table']
+           'unpack_bits', 'mechanism_fields', 'run_row', 'claims_nothing', 'unclaimed', 'load_runs', 'with_baselines',
+           't_interval', 'with_variants', 'summarise', 'paired_diffs', 'holm', 'tost', 'mde', 'mcnemar',
+           'check_primary', 'primary_of', 'check_control', 'control_of', 'code_check', 'comparisons', 'check_gates',
+           'select_runs', 'preset_of', 'gate_base', 'presets_or_default', 'evaluate_gates', 'failed_gates',
+           'probe_accuracy', 'headroom', 'history_frame', 'parts_frame', 'evals_frame', 'mode_order', 'bench_status',
+           'load_bench', 'bench_groups', 'find_paper', 'load_paper', 'paper_gaps', 'paper_gap_tests', 'paper_steps',
+           'paper_memory', 'norms_table', 'accountant_table']
 
 # %% ../nbs/09_results.ipynb #ba47babc
 TASK_ORDER = ("sst2", "qnli", "qqp")
@@ -141,7 +141,7 @@ def part_shares(parts:dict|None) -> dict:
 
 # %% ../nbs/09_results.ipynb #9a7a56a2
 RUN_COLUMNS = ["run_id", "path", "task", "model", "regime", "tying", "arm", "head_init", "epsilon", "eps_label",
-               "private", "calibrated", "target", "seed", "setting", "acc", "dev_loss", "chance", "bal_acc", "auroc", "pos_share", "label_loss",
+               "private", "calibrated", "target", "seed", "setting", "acc", "dev_loss", "chance", "baseline", "bal_acc", "auroc", "pos_share", "label_loss",
                "acc0", "bal_acc0", "auroc0", "pos_share0", "label_loss0", "dev_loss0", "one_class", "lr", "optimizer", "batch_size", "epochs",
                "max_grad_norm", "engine", "accountant", "max_len", "train_cap", "dev_cap", "tag", "steps", "sigma",
                "sample_rate", "delta", "eps_rdp", "eps_prv", "train_time_s", "mean_step_time_s", "peak_memory_mb",
@@ -228,6 +228,7 @@ def run_row(m:dict, # a metrics dict
     return dict(run_id=m.get("run_id", Path(path).parent.name), path=str(path), task=cfg["task"], model=cfg.get("model"),
                 regime=cfg.get("regime", "pretrained"), tying=cfg["tying"], arm=arm_of(cfg), head_init=cfg.get("head_init"),
                 **run_epsilon(m), seed=int(cfg["seed"]), setting=setting_of(cfg), acc=acc, dev_loss=fin("dev_loss"), chance=chance_of(m),
+                baseline=_f(fin("baseline_acc_prior"), 100),   # the threshold-only baseline (NaN before runs recorded it: `with_baselines`)
                 **ev, one_class=predicts_one_class(ev["pos_share"], acc, data("dev.label_counts")),
                 **{k: cfg.get(k) for k in ("lr", "optimizer", "batch_size", "epochs", "max_grad_norm", "engine", "accountant",
                                            "max_len", "train_cap", "dev_cap", "tag")},
@@ -316,7 +317,16 @@ def load_runs(runs_dir:str|Path="reports/runs", # folder with <run-id>/metrics.j
         rows.append(rs[0])
         skipped += [dict(path=r["path"], run_id=r["run_id"], reason=f"repeats {rs[0]['run_id']} ({rs[0]['path']}): same settings, tying and seed")
                     for r in rs[1:]]
-    return _frame(rows), skipped
+    return with_baselines(_frame(rows), runs_dir.parent/"baselines.json"), skipped
+
+def with_baselines(runs:pd.DataFrame, path:str|Path) -> pd.DataFrame:
+    "`runs` with the threshold-only baseline (points) of each run that did not record one, from `dptie baseline`'s baselines.json (by `baseline_key`)"
+    path = Path(path)
+    if not len(runs) or not path.is_file() or not runs.baseline.isna().any(): return runs
+    try: B = json.loads(path.read_text())
+    except (OSError, ValueError): return runs
+    got = [B.get(baseline_key(m["config"]), {}).get("acc_prior") if isinstance(m, dict) else None for m in runs.metrics]
+    return runs.assign(baseline=[b if np.isfinite(b) else _f(g, 100) for b, g in zip(runs.baseline, got)])
 
 # %% ../nbs/09_results.ipynb #c0d8b53a
 MIN_INTERVAL_N = 3  # fewer seeds than this: the report draws and prints no interval, and gives no verdict, only the seeds
@@ -785,6 +795,11 @@ def headroom(runs:pd.DataFrame, # runs from `load_runs`
         how = sorted({f"{o}, lr {l:g}" for o, l in zip(k.optimizer, k.lr)}) if len(k) else []  # its own recipe, which may not be the DP arms'
         out.append({"reference": lab, "what it is": what + (f" ({'; '.join(how)})" if how else ""),
                     "accuracy (%)": "; ".join(f"{a} {_pts(g.acc.mean())}" for a, g in arms.items()) or "not run", "runs": str(len(k))})
+    bl = r[r.arm.isin(["tied", "untied"])].baseline.dropna() if len(r) else r   # the arms' own step-0 model, not a variant's
+    out.append({"reference": "threshold-only baseline", "what it is": "the step-0 model, only its threshold moved: the label-word margin "
+                "thresholded to predict the training population's prior (never dev labels); a DP arm must beat it",
+                "accuracy (%)": _pts(float(bl.median())) + (f" (from {_pts(bl.min())} to {_pts(bl.max())})" if bl.nunique() > 1 else "") if len(bl) else "not computed (dptie baseline)",
+                "runs": "–"})
     models = sorted(set(r.model.dropna())) if len(r) else []
     regime = base.get("regime") or (r.regime.iloc[0] if len(r) else "pretrained")
     for m in models:

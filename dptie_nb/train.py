@@ -30,12 +30,13 @@ __all__ = ['DIAGNOSTICS', 'TRAIN_DIAGNOSTICS', 'PROBE_TRAINS', 'EVAL_FIELDS', 'C
            'privacy_scope', 'threshold_acc', 'make_model', 'freeze_for_probe', 'auroc', 'dev_metrics', 'pack_bits',
            'evaluate', 'clip_only_eps', 'make_optimizer', 'save_checkpoint', 'load_checkpoint', 'run_noise_key',
            'refuse_finished', 'lr_at', 'noise_walk', 'last_hidden_norms', 'format_loss', 'warm_prompts', 'warm_key',
-           'warm_start', 'train', 'norm_split', 'initial_embedding', 'head_drift', 'train_args', 'train_parser',
-           'config_from_run', 'compare_runs', 'main', 'launch_train', 'template_values', 'run_template', 'run_main']
+           'warm_start', 'train', 'norm_split', 'initial_embedding', 'head_drift', 'step0_baseline', 'record_baselines',
+           'train_args', 'train_parser', 'config_from_run', 'compare_runs', 'main', 'launch_train', 'template_values',
+           'run_template', 'run_main']
 
 # %% ../nbs/07_train.ipynb #7312b362
-from .config import (CHOICES, ENGINES, OPTIMIZERS, TEMPLATE_EXTRA, RunConfig, defaults, field_help, parse_epsilon,
-                             scratch_out, stored_config, versions)   # the run schema: chapter 00b_config
+from .config import (BASELINE_KEYS, CHOICES, ENGINES, OPTIMIZERS, TEMPLATE_EXTRA, RunConfig, baseline_key, defaults, field_help,
+                             parse_epsilon, scratch_out, stored_config, versions)   # the run schema: chapter 00b_config
 
 # %% ../nbs/07_train.ipynb #10d9b960
 def environment(device:str="cpu") -> dict:
@@ -682,6 +683,31 @@ def head_drift(model, e0:torch.Tensor) -> float:
         raise ValueError(f"head {tuple(H.shape)}, embedding {tuple(E.shape)} and E₀ {tuple(e0.shape)} must have one shape")
     return float(torch.linalg.vector_norm(H - E.to(H.device), dtype=torch.float64) / torch.linalg.vector_norm(e0, dtype=torch.float64))
 
+
+# %% ../nbs/07_train.ipynb #ff98c305
+def step0_baseline(cfg:RunConfig) -> dict:
+    "A run's threshold-only baseline made afresh: its step-0 model on its evaluated split, thresholded at the training population's prior (what a run now records as final.baseline_*)"
+    keep = {k: getattr(cfg, k) for k in BASELINE_KEYS}
+    c = RunConfig(**keep, num_threads=cfg.num_threads, device=cfg.device)   # non-private: no DP machinery is built for an evaluation
+    r = _prepare(c, None, None)
+    ev = evaluate(r.model, r.dev, restrict=c.restrict_loss, device=c.device, precision=c.precision, prior=r.prior)
+    return dict(acc=ev["acc"], acc_prior=ev.get("acc_prior"), acc_median=ev.get("acc_median"), auroc=ev.get("auroc"), prior=r.prior, n=ev["n"])
+
+def record_baselines(runs_dir:str|Path, # a folder of runs (<run-id>/metrics.json)
+                    ) -> Path:
+    "Compute, once per `baseline_key`, the threshold-only baseline of every finished run that predates recording it; write them to runs_dir/../baselines.json"
+    runs_dir = Path(runs_dir); out = runs_dir.parent/"baselines.json"
+    have = json.loads(out.read_text()) if out.exists() else {}
+    for f in sorted(runs_dir.glob("*/metrics.json")):
+        m = json.loads(f.read_text())
+        if m.get("status") != "ok" or (m.get("final") or {}).get("baseline_acc_prior") is not None: continue
+        k = baseline_key(m["config"])
+        if k not in have:
+            print(f"dptie baseline: {f.parent.name}: the step-0 model at the training prior ({len(have) + 1})", file=sys.stderr)
+            have[k] = step0_baseline(stored_config(m["config"]))
+            atomic_write_json(out, have)   # each one kept as it is made
+    atomic_write_json(out, have)
+    return out
 
 # %% ../nbs/07_train.ipynb #c7af173f
 def _opt(v) -> str:
