@@ -21,15 +21,15 @@ from .config import CLIP_ONLY, eps_label
 from .definitions import MODE_LABELS, load_presets
 
 # %% auto #0
-__all__ = ['STYLES', 'PHRASES', 'METRICS', 'RATIO_PAIRS', 'QUESTIONS', 'PAIRED_NOISE_SINCE', 'LEARNT_AUROC', 'DIFFERENCES',
-           'SETUP_PHRASES', 'num', 'signed', 'ci_text', 'pct', 'values_text', 'span_text', 'cell_text', 'fill', 'say',
-           'bullets', 'verdict', 'verdict_kind', 'comparison_verdict', 'primary_summary', 'pairs_summary',
-           'learning_brief', 'pair_ratios', 'paper_slowdown', 'memory_brief', 'memory_summary', 'norm_brief',
-           'noise_sentence', 'norms_brief', 'coverage', 'privacy_conclusions', 'privacy_brief', 'caveat_rows',
-           'caveats', 'conclusions', 'control_summary', 'noise_paired', 'pairing', 'gap_differences', 'sign_test',
-           'cost_sentences', 'no_gates_sentence', 'mechanism_summary', 'conclusion', 'memory_answer', 'accuracy_answer',
-           'privacy_answer', 'answers', 'goal_check', 'setup_facts', 'differences', 'overview', 'paper_status',
-           'run_summary']
+__all__ = ['STYLES', 'PHRASES', 'METRICS', 'RATIO_PAIRS', 'QUESTIONS', 'PAIRED_NOISE_SINCE', 'CONCLUSION_WORDS', 'LEARNT_AUROC',
+           'DIFFERENCES', 'SETUP_PHRASES', 'num', 'signed', 'ci_text', 'pct', 'values_text', 'span_text', 'cell_text',
+           'fill', 'say', 'bullets', 'verdict', 'verdict_kind', 'comparison_verdict', 'primary_summary',
+           'pairs_summary', 'learning_brief', 'pair_ratios', 'paper_slowdown', 'memory_brief', 'memory_summary',
+           'norm_brief', 'noise_sentence', 'norms_brief', 'coverage', 'privacy_conclusions', 'privacy_brief',
+           'caveat_rows', 'caveats', 'conclusions', 'control_summary', 'noise_paired', 'pairing', 'gap_differences',
+           'sign_test', 'cost_sentences', 'no_gates_sentence', 'mechanism_summary', 'conclusion', 'conclusion_brief',
+           'conclusion_rest', 'memory_answer', 'accuracy_answer', 'privacy_answer', 'answers', 'goal_check',
+           'setup_facts', 'differences', 'overview', 'paper_status', 'run_summary']
 
 # %% ../nbs/09b_findings.ipynb #128f1a3f
 def num(x, nd:int=1) -> str:
@@ -704,6 +704,28 @@ def conclusion(runs:pd.DataFrame, bench:pd.DataFrame|None=None, paper:dict|None=
     if len(cs): cost.append(f"The tied cross term 2⟨g_E, g_H⟩ is at most {pct(cs.max())} of any logged example's squared gradient norm.")
     return "\n\n".join(" ".join(g) for g in (trust, found, mech, regime, cost) if g)
 
+
+# %% ../nbs/09b_findings.ipynb #378d7b74
+CONCLUSION_WORDS = 120  # the report's conclusion at most: whether to trust it, the primary, where the rest is
+
+def conclusion_brief(runs:pd.DataFrame, bench:pd.DataFrame|None=None, paper:dict|None=None, presets:dict|None=None) -> str:
+    "The report's conclusion in at most `CONCLUSION_WORDS` words: the gates' verdict and the primary comparison, from `conclusion`'s own sentences, and where the rest is"
+    full = conclusion(runs, bench, paper, presets)
+    if not full: return ""
+    first = full.split("\n\n")[0]
+    C = comparisons(runs, presets=presets)
+    prim = primary_summary(runs, presets, C) if C.primary.any() else ""
+    out = " ".join(x for x in (first if first != prim else "", prim,
+                               "The controls, the mechanism arms, the paper as a different regime and the cost: the conclusion, continued, in the appendix.") if x)
+    return out if len(out.split()) <= CONCLUSION_WORDS else first
+
+def conclusion_rest(runs:pd.DataFrame, bench:pd.DataFrame|None=None, paper:dict|None=None, presets:dict|None=None) -> str:
+    "The conclusion in full less what `conclusion_brief` says (the appendix's, so no sentence is said twice)"
+    full = conclusion(runs, bench, paper, presets)
+    if not full: return ""
+    C = comparisons(runs, presets=presets)
+    for x in [full.split("\n\n")[0]] + ([primary_summary(runs, presets, C)] if C.primary.any() else []): full = full.replace(x, "")
+    return "\n\n".join(p.strip() for p in full.split("\n\n") if p.strip())
 
 # %% ../nbs/09b_findings.ipynb #d4dff76c
 LEARNT_AUROC = 0.02  # the primary's mean AUROC must rise this much from step 0 before an accuracy gap can say anything about tying

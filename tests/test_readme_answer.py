@@ -37,3 +37,13 @@ def test_the_answer_is_short():
     "At most 200 words besides the three lines and the figure (issue 36, item 2)"
     rest = [l for l in answer().splitlines()[1:] if not l.startswith((*(f"**{x}.**" for x in LABELS), "!["))]
     assert len(" ".join(rest).split()) <= 200, len(" ".join(rest).split())
+
+def test_the_report_reads_in_a_minute():
+    "The study's report (issue 36, item 2): a main body of at most 20,000 characters before its Appendix, a conclusion of at most 120 words"
+    rep = (ROOT/"reports"/"study"/"report.md").read_text()
+    assert "\n# Appendix" in rep, "the report has no Appendix heading"
+    main = rep[:rep.index("\n# Appendix")]
+    assert len(main) <= 20_000, len(main)
+    concl = main[main.index("## Conclusion"):]
+    concl = concl[:concl.index("\n## ", 5)]
+    assert len(concl.split()) - 2 <= 120, len(concl.split())
