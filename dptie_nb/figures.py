@@ -15,12 +15,12 @@ from .config import stored_config
 from .definitions import MODE_LABELS, MODE_ORDER
 from .results import (bench_groups, eps_key, eps_text, is_dp, run_epsilon, evals_frame, history_frame, mode_order, norms_table, paired_diffs, paper_gap_tests, MIN_INTERVAL_N,
                               paper_gaps, part_index, part_keys, part_label, parts_frame, summarise, task_key, chance_of, with_variants,
-                              comparisons, evaluate_gates, failed_gates)
+                              comparisons, evaluate_gates, failed_gates, unclaimed)
 
 # %% auto #0
 __all__ = ['TYING_COLORS', 'PART_COLORS', 'MODE_COLORS', 'LEGEND_BELOW', 'ONE_CLASS_LABEL', 'BOTH_ONE_CLASS', 'NO_TIE_LINE',
-           'ONE_CLASS_NOTE', 'ReportFigure', 'fig_png', 'plot_run', 'plot_accuracy', 'plot_primary', 'plot_bench',
-           'plot_norms', 'plot_accountants', 'curve_label', 'plot_curves']
+           'ONE_CLASS_NOTE', 'ReportFigure', 'fig_png', 'plot_run', 'plot_accuracy', 'plot_primary', 'dp_arms',
+           'plot_bench', 'plot_norms', 'plot_accountants', 'curve_label', 'plot_curves']
 
 # %% ../nbs/09a_figures.ipynb #db101d59
 TYING_COLORS = {"tied": "#1f77b4", "untied": "#d62728"}
@@ -295,6 +295,20 @@ def plot_primary(runs:pd.DataFrame, # runs from `load_runs`
     a.set_title(f"The primary comparison ({state})", fontsize=10)
     a.legend(**LEGEND_BELOW, fontsize=8)
     return _save(fig, save)
+
+# %% ../nbs/09a_figures.ipynb #202fb5bf
+def dp_arms(runs:pd.DataFrame, # runs from `load_runs`
+            presets:dict|None=None, # the presets whose primary applies (default: presets.toml)
+           ) -> pd.DataFrame:
+    "The primary's two arms at every DP ε (its settings but ε and σ): what accuracy against ε shows, without controls, emulations or other variants"
+    C = comparisons(runs, presets=presets) if len(runs) else pd.DataFrame()
+    p = C[C.primary] if len(C) else C
+    if not len(p): return runs.iloc[:0]
+    key = lambda s: {k: v for k, v in json.loads(s).items() if k not in ("epsilon", "sigma", "delta")}
+    want = key(p.setting.iloc[0])
+    keep = [key(s) == want and a in ("tied", p.arm.iloc[0]) and is_dp(e) and not u
+            for s, a, e, u in zip(runs.setting, runs.arm, runs.eps_label, unclaimed(runs))]
+    return runs[np.asarray(keep, bool)]
 
 # %% ../nbs/09a_figures.ipynb #79c6c16f
 def _spread(r, col):
