@@ -12,7 +12,7 @@ import numpy as np
 import torch
 
 from .accountant import PrivacyLedger, check_delta_for, noise_multiplier, paper_delta
-from .assets import _WEIGHT_FILES, GLUE_TASKS, assets_root, load_config, load_tokenizer, model_source, project_root
+from .assets import _WEIGHT_FILES, GLUE_TASKS, assets_root, load_config, load_tokenizer, model_source, project_root, shown_path
 from .files import atomic_write_json, jsonable
 from .data import (EncodedTask, PoissonSampler, ShuffledSampler, collate, encode_prompt, get_task, holdout_split,
                            label_token_ids, load_task, poisson_plan)
@@ -574,7 +574,7 @@ def warm_start(model, cfg:RunConfig, cache:Path|None=None) -> dict:
             tmp = d/f".weights.pt.tmp{os.getpid()}"; torch.save(model.state_dict(), tmp); os.replace(tmp, d/"weights.pt")
             atomic_write_json(d/"record.json", rec)
     if params_sha256(model) != rec["params_sha256"]: raise ValueError(f"{d} holds other weights than its record: delete it to warm-start again")
-    return dict(rec, cached=cached, cache=str(d))
+    return dict(rec, cached=cached, cache=shown_path(d))   # never this machine's absolute folder: the record is committed
 
 # %% ../nbs/07_train.ipynb #a7e01b03
 def train(cfg:RunConfig, # the run
