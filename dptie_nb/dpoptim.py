@@ -15,8 +15,8 @@ from fastcore.basics import patch
 from .ghost import GhostClipper
 from .factors import sum_dtype
 from .distributed import all_gather_objects, all_reduce_, is_distributed, shard, world
-from .accountant import PrivacyLedger, check_delta_for, noise_multiplier, paper_delta
-from .sampling import PoissonSampler, poisson_plan
+from .accountant import PrivacyLedger
+from .sampling import PoissonSampler
 
 # %% auto #0
 __all__ = ['VERIFY_EXAMPLES', 'CHECK_RATE', 'LATER_SINGLES', 'STATE_KEY', 'NOISE_CHUNK', 'Mechanism', 'DPOptimizer',
@@ -207,10 +207,14 @@ def _locality_rtol(dt:torch.dtype) -> float:
     return 1e-8 if dt == torch.float64 else 1e-4 if dt == torch.float32 else 2e-2
 
 @patch
+def _checkable(self:DPOptimizer, losses) -> bool:
+    "Whether this micro-batch could be checked: checks on, and two or more examples (one example cannot mix)"
+    return self._check_first and isinstance(losses, Tensor) and losses.dim() == 1 and len(losses) >= 2
+
+@patch
 def _check_due(self:DPOptimizer, losses) -> bool:
     "Whether this micro-batch is checked: the run's first of >= 2 examples, or the first of a step drawn for a later check"
-    if not (self._check_first and isinstance(losses, Tensor) and losses.dim() == 1 and len(losses) >= 2): return False
-    return self.first_step_check is None or self._due
+    return self._checkable(losses) and (self.first_step_check is None or self._due)
 
 @patch
 def backward(self:DPOptimizer,
@@ -220,7 +224,7 @@ def backward(self:DPOptimizer,
             ) -> Tensor:                   # [B] per-example gradient norms
     "Clip one micro-batch's per-example gradients into this optimizer's buffers (never `p.grad`); the norms"
     self._check_mechanism(); self._check_same_params(); self._check_no_grads()
-    if self._check_first and isinstance(losses, Tensor) and losses.dim() == 1 and len(losses) >= 2 and recompute is None:
+    if self._checkable(losses) and recompute is None:
         raise ValueError("micro-batches of two or more examples are checked for loss locality (the first one, then at random "
                          f"later steps, a share CHECK_RATE = {self._check_rate:g} of them): pass recompute=f on every backward, "
                          "where f(pos) returns the losses of positions pos of this micro-batch computed in a forward of their "

@@ -70,10 +70,6 @@ class DptieStep:
         "How the last micro-batch's per-example squared norms split (input embedding, LM head, cross term, other)"
         st = self.opt.last_stats
         return {k: v.detach().double().cpu() for k, v in st.items() if k != "total"} if st else None
-    @property
-    def check_due(self) -> bool:
-        "Whether the next micro-batch of >= 2 examples is checked (first-step check, or a later locality check)"
-        return self.opt._check_first and (self.opt.first_step_check is None or self.opt._due)
     def backward(self, losses:Tensor, recompute=None, indices=None) -> Tensor:
         "Clip this micro-batch exactly; its per-example norms (`recompute(pos)`: the losses of positions `pos` in a forward of their own; `indices`: the examples' ids)"
         try: return self.opt.backward(losses, recompute=recompute, indices=indices)

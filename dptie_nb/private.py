@@ -9,9 +9,10 @@ from dataclasses import asdict, dataclass
 import numpy as np
 import torch, torch.nn as nn
 from torch import Tensor
+from torch.utils.data import default_collate
 from .accountant import PrivacyLedger, check_delta_for, noise_multiplier, paper_delta
 from .sampling import PoissonSampler, poisson_plan
-from .dpoptim import DPOptimizer, noise_key_for
+from .dpoptim import DPOptimizer
 from .ghost import check_materialised
 from fastcore.basics import patch
 
@@ -75,10 +76,7 @@ class PrivateTraining:
         if diff: raise ValueError(f"the saved run had another plan: {'; '.join(diff)}. Call make_private with the arguments it was made with")
         self.optimizer.load_state_dict(sd["optimizer"])
 
-def _collate(items:list):
-    "The default `collate_fn`: torch's default_collate"
-    from torch.utils.data import default_collate
-    return default_collate(items)
+
 
 # %% ../nbs/05b_private.ipynb #6ea17d04
 @patch
@@ -155,4 +153,4 @@ def make_private(model:nn.Module, # the model to train (its trainable parameters
     opt = DPOptimizer(optimizer, model, plan.noise_multiplier, max_grad_norm, expected_batch_size=plan.q * plan.n,
                       generator=gen, secure=secure, noise_key=noise_key, sampler=sampler, ledger=ledger, **kw)
     return PrivateTraining(opt, sampler, ledger, plan, data if loss_fn is not None else None, loss_fn,
-                           collate_fn or _collate, micro_batch_size)
+                           collate_fn or default_collate, micro_batch_size)

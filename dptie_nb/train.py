@@ -4,20 +4,20 @@
 
 # %% ../nbs/07_train.ipynb #ded43249
 from __future__ import annotations
-import argparse, json, math, os, platform, resource, secrets, subprocess, sys, time, traceback
+import argparse, json, math, os, platform, resource, subprocess, sys, time, traceback
 from dataclasses import asdict, dataclass, field, fields
 from pathlib import Path
 
 import numpy as np
 import torch
 
-from .accountant import PrivacyLedger, check_delta_for, noise_multiplier, paper_delta
+from .accountant import PrivacyLedger, check_delta_for, paper_delta
 from .assets import _WEIGHT_FILES, GLUE_TASKS, assets_root, load_config, load_tokenizer, model_source, project_root, shown_path
 from .files import atomic_write_json, jsonable
 from .data import (EncodedTask, PoissonSampler, ShuffledSampler, collate, encode_prompt, get_task, holdout_split,
                            label_token_ids, load_task, poisson_plan)
 from .distributed import all_gather_objects, check_same, gather_lists, init_from_env, shard, shutdown, torchrun_cmd, world
-from .dpoptim import VERIFY_EXAMPLES, _mix_key, noise_key_for
+from .dpoptim import VERIFY_EXAMPLES, noise_key_for
 from .private import PrivateTraining, private_plan
 from .engine import make_engine
 from .model import (autocast_for, build_model, class_logits, class_loss, hidden_states, is_tied, param_counts, predict,
@@ -264,11 +264,10 @@ def _plan(cfg, n_train):
     return s, max(1, int(round(cfg.epochs * s.steps_per_epoch))), None, None, None
 
 def run_noise_key(cfg, key:int|None=None) -> int|None:
-    "A seeded run's noise key: `key` (a rerun's, from its record), the seed's alone (noise='common'), or mixed with a fresh nonce"
+    "A seeded run's given noise key: `key` (a rerun's, from its record) or the seed's alone (noise='common'); None for noise='fresh', whose DP optimizer mixes a nonce into its seeded generator's draw"
     if not cfg.private or cfg.secure_noise: return None
     if key is not None: return int(key)
-    common = noise_key_for(cfg.seed + 10_000, cfg.device)   # what every committed study run used
-    return common if cfg.noise == "common" else _mix_key(common, secrets.randbits(64))
+    return noise_key_for(cfg.seed + 10_000, cfg.device) if cfg.noise == "common" else None   # what every committed study run used
 
 def _every(k, steps, rows): return k if k > 0 else max(1, steps // rows)
 
@@ -327,10 +326,12 @@ def _prepare(cfg:RunConfig, out, data, noise_key:int|None=None) -> _Run:
     r.ledger = PrivacyLedger()
     if cfg.private: r.sigma, r.key = plan.noise_multiplier, run_noise_key(cfg, noise_key)
     owns = cfg.private and cfg.engine == "dptie" and cfg.tied_norm != "one-use"   # the DP optimizer counts the ledger itself
-    if cfg.private and cfg.engine != "dptie" and not cfg.secure_noise: r.gen = torch.Generator(cfg.device).manual_seed(cfg.seed + 10_000)
+    if cfg.private and not cfg.secure_noise and (cfg.engine != "dptie" or r.key is None):   # Opacus' noise; a fresh dptie key's draw
+        r.gen = torch.Generator(cfg.device).manual_seed(cfg.seed + 10_000)
     kw = dict(noise_key=r.key, ledger=r.ledger if owns else None) if cfg.engine == "dptie" else {}
     r.engine = make_engine(cfg.engine, r.model, r.opt, r.sigma or 0., cfg.max_grad_norm, r.ebs, r.gen, cfg.secure_noise,
                            sampler=r.sampler if cfg.private else None, tied_norm=cfg.tied_norm, **kw)  # dptie: checks its first micro-batch and every draw
+    if cfg.engine == "dptie" and cfg.private: r.key = r.engine.opt.noise_key   # a fresh run's: its generator's draw and the nonce
     if owns: r.priv = PrivateTraining(r.engine.opt, r.sampler, r.ledger, plan)   # what make_private returns: one privacy state
     r.ck = r.out/"checkpoint.pt" if r.out and cfg.checkpoint_every else None
     r.rel = r.out/"released.json" if r.out and cfg.private and cfg.secure_noise else None
