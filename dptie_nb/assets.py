@@ -13,15 +13,17 @@ from urllib.parse import urlparse
 import pandas as pd
 
 # %% auto #0
-__all__ = ['HUB_MODELS', 'GLUE_TASKS', 'GLUE_SPLITS', 'GLUE_COLUMNS', 'GLUE_LABEL', 'AssetNotFound', 'project_root', 'shown_path',
-           'assets_root', 'reference_file', 'hub_reachable', 'known_names', 'project_models', 'find_asset',
-           'load_tokenizer', 'load_config', 'ModelSource', 'model_source', 'check_task', 'read_glue_tsv', 'load_glue']
+__all__ = ['HUB_MODELS', 'GLUE_TASKS', 'GLUE_TRAIN_ROWS', 'GLUE_SPLITS', 'GLUE_COLUMNS', 'GLUE_LABEL', 'AssetNotFound',
+           'project_root', 'shown_path', 'assets_root', 'reference_file', 'hub_reachable', 'known_names',
+           'project_models', 'find_asset', 'load_tokenizer', 'load_config', 'ModelSource', 'model_source', 'check_task',
+           'read_glue_tsv', 'load_glue']
 
 # %% ../nbs/00_assets.ipynb #57cd87cb
 HUB_MODELS = {"gpt2": "openai-community/gpt2", "distilgpt2": "distilbert/distilgpt2",
               "gpt2-medium": "openai-community/gpt2-medium", "dptie-mini": None,
               "dptie-mini-reviews": None}  # name -> Hub id (None: assets or the project's reports/models only)
 GLUE_TASKS = {"sst2": "SST-2", "qnli": "QNLI", "qqp": "QQP"}  # task -> folder under glue/
+GLUE_TRAIN_ROWS = {"sst2": 67_349, "qnli": 104_743, "qqp": 363_846}  # the full GLUE training sets (the paper used them whole)
 GLUE_SPLITS = {"train": "train", "dev": "validation"}  # our split -> Hub split
 
 class AssetNotFound(FileNotFoundError):

@@ -5,6 +5,7 @@
 # %% ../nbs/09a_figures.ipynb #24fe7989
 from __future__ import annotations
 import io, json, math, textwrap
+from dataclasses import asdict
 from pathlib import Path
 
 import numpy as np
@@ -447,7 +448,6 @@ _NOT_LABELS = ("tag", "seed", "num_threads", "device", "micro_batch_size", "eval
 
 def _differing(runs:pd.DataFrame) -> tuple:
     "The config settings whose values differ between `runs` (their seeds aside: the legend then says which seed only if needed)"
-    from dataclasses import asdict
     def full(m):   # a stored config as it ran: a setting it predates is what it ran with, not a difference
         c = (m or {}).get("config", {}) if isinstance(m, dict) else {}
         try: return asdict(stored_config(c))

@@ -13,23 +13,24 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
-from .results import (MIN_INTERVAL_N, BENCH_COLUMNS, DIFF_COLUMNS, GLUE_TRAIN_ROWS, BY_HAND, is_dp, accountant_table, bench_status, chance_of,
+from .results import (MIN_INTERVAL_N, BENCH_COLUMNS, DIFF_COLUMNS, BY_HAND, is_dp, accountant_table, bench_status, chance_of,
                               comparisons, eps_key, eps_text, get_key, norms_table, paired_diffs, paper_gaps, paper_gap_tests, paper_memory, paper_steps,
                               part_index, summarise, evaluate_gates, failed_gates, headroom, PRIMARY_EXTRA, CONTROL_EXTRA, unclaimed, with_variants, AT_CHANCE)
-from .assets import project_root, shown_path
+from .assets import GLUE_TRAIN_ROWS, project_root, shown_path
 from .config import CLIP_ONLY, eps_label
 from .definitions import MODE_LABELS, load_presets
 
 # %% auto #0
-__all__ = ['STYLES', 'PHRASES', 'METRICS', 'RATIO_PAIRS', 'QUESTIONS', 'PAIRED_NOISE_SINCE', 'CONCLUSION_WORDS', 'LEARNT_AUROC',
-           'DIFFERENCES', 'SETUP_PHRASES', 'num', 'signed', 'ci_text', 'pct', 'values_text', 'span_text', 'cell_text',
-           'fill', 'say', 'bullets', 'verdict', 'verdict_kind', 'comparison_verdict', 'primary_summary',
-           'pairs_summary', 'learning_brief', 'pair_ratios', 'paper_slowdown', 'memory_brief', 'memory_summary',
-           'norm_brief', 'noise_sentence', 'norms_brief', 'coverage', 'privacy_conclusions', 'privacy_brief',
-           'caveat_rows', 'caveats', 'conclusions', 'control_summary', 'noise_paired', 'pairing', 'gap_differences',
-           'sign_test', 'cost_sentences', 'no_gates_sentence', 'mechanism_summary', 'conclusion', 'conclusion_brief',
-           'conclusion_rest', 'memory_answer', 'accuracy_answer', 'privacy_answer', 'answers', 'goal_check',
-           'setup_facts', 'differences', 'overview', 'paper_status', 'run_summary']
+__all__ = ['STYLES', 'PHRASES', 'METRICS', 'RATIO_PAIRS', 'QUESTIONS', 'PAIRED_NOISE_SINCE', 'CONCLUSION_WORDS', 'CONTINUED',
+           'LEARNT_AUROC', 'DIFFERENCES', 'SETUP_PHRASES', 'num', 'signed', 'ci_text', 'pct', 'values_text',
+           'span_text', 'cell_text', 'fill', 'say', 'bullets', 'verdict', 'verdict_kind', 'comparison_verdict',
+           'primary_summary', 'pairs_summary', 'learning_brief', 'pair_ratios', 'paper_slowdown', 'memory_brief',
+           'memory_summary', 'norm_brief', 'noise_sentence', 'norms_brief', 'coverage', 'privacy_conclusions',
+           'privacy_brief', 'caveat_rows', 'caveats', 'conclusions', 'control_summary', 'noise_paired', 'pairing',
+           'gap_differences', 'sign_test', 'cost_sentences', 'no_gates_sentence', 'mechanism_summary', 'conclusion',
+           'conclusion_split', 'conclusion_brief', 'conclusion_rest', 'memory_answer', 'accuracy_answer',
+           'privacy_answer', 'answers', 'goal_check', 'setup_facts', 'differences', 'overview', 'paper_status',
+           'run_summary']
 
 # %% ../nbs/09b_findings.ipynb #128f1a3f
 def num(x, nd:int=1) -> str:
@@ -708,24 +709,27 @@ def conclusion(runs:pd.DataFrame, bench:pd.DataFrame|None=None, paper:dict|None=
 # %% ../nbs/09b_findings.ipynb #378d7b74
 CONCLUSION_WORDS = 120  # the report's conclusion at most: whether to trust it, the primary, where the rest is
 
-def conclusion_brief(runs:pd.DataFrame, bench:pd.DataFrame|None=None, paper:dict|None=None, presets:dict|None=None) -> str:
-    "The report's conclusion in at most `CONCLUSION_WORDS` words: the gates' verdict and the primary comparison, from `conclusion`'s own sentences, and where the rest is"
+CONTINUED = "The controls, the mechanism arms, the paper as a different regime and the cost: the conclusion, continued, in the appendix."
+
+def conclusion_split(runs:pd.DataFrame, bench:pd.DataFrame|None=None, paper:dict|None=None, presets:dict|None=None) -> tuple[str, str]:
+    "`conclusion` made once and split: (the main body's, at most `CONCLUSION_WORDS` words: the gates' verdict and the primary; the appendix's: the rest, each sentence once)"
     full = conclusion(runs, bench, paper, presets)
-    if not full: return ""
-    first = full.split("\n\n")[0]
-    C = comparisons(runs, presets=presets)
-    prim = primary_summary(runs, presets, C) if C.primary.any() else ""
-    out = " ".join(x for x in (first if first != prim else "", prim,
-                               "The controls, the mechanism arms, the paper as a different regime and the cost: the conclusion, continued, in the appendix.") if x)
-    return out if len(out.split()) <= CONCLUSION_WORDS else first
+    if not full: return "", ""
+    first, C = full.split("\n\n")[0], comparisons(runs, presets=presets)
+    said = [x for x in dict.fromkeys((first, primary_summary(runs, presets, C) if C.primary.any() else "")) if x]
+    brief = " ".join(said + [CONTINUED])
+    if len(brief.split()) > CONCLUSION_WORDS: said, brief = [first], first   # too long: the verdict alone, the primary in the appendix
+    rest = full
+    for x in said: rest = rest.replace(x, "")
+    return brief, "\n\n".join(p.strip() for p in rest.split("\n\n") if p.strip())
+
+def conclusion_brief(runs:pd.DataFrame, bench:pd.DataFrame|None=None, paper:dict|None=None, presets:dict|None=None) -> str:
+    "The main body's conclusion (`conclusion_split`'s first part)"
+    return conclusion_split(runs, bench, paper, presets)[0]
 
 def conclusion_rest(runs:pd.DataFrame, bench:pd.DataFrame|None=None, paper:dict|None=None, presets:dict|None=None) -> str:
-    "The conclusion in full less what `conclusion_brief` says (the appendix's, so no sentence is said twice)"
-    full = conclusion(runs, bench, paper, presets)
-    if not full: return ""
-    C = comparisons(runs, presets=presets)
-    for x in [full.split("\n\n")[0]] + ([primary_summary(runs, presets, C)] if C.primary.any() else []): full = full.replace(x, "")
-    return "\n\n".join(p.strip() for p in full.split("\n\n") if p.strip())
+    "The appendix's conclusion: what `conclusion_brief` does not say (`conclusion_split`'s second part)"
+    return conclusion_split(runs, bench, paper, presets)[1]
 
 # %% ../nbs/09b_findings.ipynb #d4dff76c
 LEARNT_AUROC = 0.02  # the primary's mean AUROC must rise this much from step 0 before an accuracy gap can say anything about tying
@@ -739,13 +743,13 @@ def memory_answer(bench:pd.DataFrame|None) -> str:
     what = "GPU memory (max allocated)" if dev and all(d.startswith("cuda") for d in dev) else "CPU process memory (peak RSS)"
     return say("ans.memory", m=m, t=t, n=len(m), what=what)
 
-def accuracy_answer(runs:pd.DataFrame, paper:dict|None=None, presets:dict|None=None) -> str:
+def accuracy_answer(runs:pd.DataFrame, paper:dict|None=None, presets:dict|None=None, C:pd.DataFrame|None=None) -> str:
     "Accuracy in one sentence: no evidence when the gates fail or DP did not move the features, else the primary's gap; and the paper's own evidence"
     T = paper_gap_tests(paper)
     k = int(T.holds.sum()) if len(T) else 0
     theirs = say("ans.paper", k=k, n=len(T), verb="survives" if k == 1 else "survive") if len(T) else ""
     if not len(runs): return say("ans.acc.none", paper=theirs)
-    C = comparisons(runs, presets=presets)
+    C = comparisons(runs, presets=presets) if C is None else C
     p = C[C.primary]
     if not len(p): return say("ans.acc.noprimary", paper=theirs)
     d = p.iloc[0]
@@ -756,17 +760,16 @@ def accuracy_answer(runs:pd.DataFrame, paper:dict|None=None, presets:dict|None=N
     if np.isfinite(a0) and np.isfinite(a1) and a1 - a0 < LEARNT_AUROC:
         return say("ans.acc.unmoved", a0=a0, a1=a1, rise=LEARNT_AUROC, base=base, paper=theirs)
     bad = failed_gates(evaluate_gates(runs, presets))
-    bl = arms.baseline.dropna()
     below = [a for a in ("tied", d.arm) if len(bl) and float(arms[arms.arm == a].acc.mean()) < float(bl.median())]
     if below: return say("ans.acc.below", arms=" and ".join(below) + (" arms" if len(below) > 1 else " arm"), b=float(bl.median()), paper=theirs)
     if bad: return say("ans.acc.gates", k=len(bad), gates="; ".join(bad), paper=theirs)
     return say("ans.acc.primary", arm=d.arm[:1].upper() + d.arm[1:], diff=d["diff"], ci=(d.lo, d.hi), n=d.n, verdict=comparison_verdict(d, C.attrs["margin"], short=True), paper=theirs)
 
-def privacy_answer(runs:pd.DataFrame) -> str:
+def privacy_answer(runs:pd.DataFrame, presets:dict|None=None, C:pd.DataFrame|None=None) -> str:
     "Privacy cost in one sentence: what the primary's arms spent, tied and untied, at one σ"
     A = accountant_table(runs) if len(runs) else pd.DataFrame()
     if not len(A): return say("ans.privacy.none")
-    C = comparisons(runs)
+    C = comparisons(runs, presets=presets) if C is None else C
     p = C[C.primary]
     r = runs[runs.setting == p.setting.iloc[0]] if len(p) else runs[runs.private & ~unclaimed(runs)]
     r = r[r.private & ~unclaimed(r)] if len(r) else r
@@ -775,8 +778,9 @@ def privacy_answer(runs:pd.DataFrame) -> str:
 
 def answers(runs:pd.DataFrame, bench:pd.DataFrame|None=None, paper:dict|None=None, presets:dict|None=None) -> str:
     "The report's and the README's three one-line answers, Memory, Accuracy and Privacy cost, as markdown lines"
-    return "\n\n".join(f"**{k}.** {v}" for k, v in (("Memory", memory_answer(bench)), ("Accuracy", accuracy_answer(runs, paper, presets)),
-                                                    ("Privacy cost", privacy_answer(runs))))
+    C = comparisons(runs, presets=presets) if len(runs) else None   # once, for both answers that read the primary
+    return "\n\n".join(f"**{k}.** {v}" for k, v in (("Memory", memory_answer(bench)), ("Accuracy", accuracy_answer(runs, paper, presets, C)),
+                                                    ("Privacy cost", privacy_answer(runs, presets, C))))
 
 # %% ../nbs/09b_findings.ipynb #cf0a000f
 def goal_check(runs:pd.DataFrame, # runs from `load_runs`

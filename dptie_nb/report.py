@@ -473,10 +473,9 @@ def render_report(runs_dir:str|Path="reports/runs", # folder of the runs
 
 ANSWER_LABELS = ("Memory", "Accuracy", "Privacy cost")
 
-def answer_lines(md:str|Path) -> list[str]:
-    "The three answer lines of a rendered report.md (its text or its path), in order"
-    text = Path(md).read_text() if isinstance(md, Path) or (isinstance(md, str) and "\n" not in md and Path(md).is_file()) else md
-    return [l for k in ANSWER_LABELS for l in text.splitlines() if l.startswith(f"**{k}.**")][:3]
+def answer_lines(md:str) -> list[str]:
+    "The three answer lines of a rendered report.md's text, in order"
+    return [l for k in ANSWER_LABELS for l in md.splitlines() if l.startswith(f"**{k}.**")][:3]
 
 def main(argv=None):
     "`dptie report`: render the report from the runs, the benchmark and the seed paper's numbers."
@@ -503,7 +502,7 @@ def main(argv=None):
     res = render_report(runs_dir, a.bench or Path("reports")/"bench"/"bench.json", out, a.paper,
                         appendix_runs=Path("reports")/appendix/"runs" if appendix else None, presets=a.presets)
     print(f"dptie report: {len(runs)} runs -> {shown_path(res['html'])}, {shown_path(res['md'])} ({len(res['figures'])} figures)")
-    for line in answer_lines(res["md"]): print(line.replace("**", ""))   # the three answers close the console output
+    for line in answer_lines(Path(res["md"]).read_text()): print(line.replace("**", ""))   # the three answers close the console output
     if not len(runs):
         print(f"dptie report: no readable run in {runs_dir} (each needs a metrics.json with status ok): run "
               f"`dptie sweep --preset {a.preset}` first, or pass --runs", file=sys.stderr)

@@ -13,29 +13,28 @@ import numpy as np
 import pandas as pd
 from scipy import optimize, stats
 
-from .assets import project_models, reference_file, shown_path
+from .assets import GLUE_TRAIN_ROWS, project_models, reference_file, shown_path
 from .config import CLIP_ONLY, NONPRIVATE, SAME_SETTING, RunConfig, baseline_key, eps_label, parse_epsilon, sigma_label
 from .definitions import MODE_ORDER, load_presets
 
 # %% auto #0
-__all__ = ['TASK_ORDER', 'GLUE_TRAIN_ROWS', 'SPENT_RTOL', 'NONPRIVATE_IGNORED', 'TIED_NORM_ARMS', 'PARTS', 'TOTAL_KEYS',
-           'RUN_COLUMNS', 'BELOW_ACC', 'POINTS', 'MIN_INTERVAL_N', 'PANEL_KEYS', 'SUMMARY_COLUMNS', 'DIFF_COLUMNS',
-           'EQUIV_MARGIN', 'PRIMARY_EXTRA', 'CONTROL_EXTRA', 'COMPARISON_COLUMNS', 'GATE_RULES', 'GATE_MODIFIERS',
-           'GATE_WORDS', 'GATES_COLUMNS', 'AT_CHANCE', 'HEADROOM_COLUMNS', 'EVALS_COLUMNS', 'BASELINE_MODE',
-           'BENCH_COLUMNS', 'NORMS_COLUMNS', 'BY_HAND', 'ACCOUNTANT_COLUMNS', 'task_key', 'eps_key', 'is_dp',
-           'eps_text', 'spent_epsilon', 'run_epsilon', 'arm_of', 'setting_of', 'part_index', 'part_keys', 'part_label',
-           'run_parts', 'part_shares', 'MissingKey', 'get_key', 'chance_of', 'eval_fields', 'predicts_one_class',
-           'unpack_bits', 'mechanism_fields', 'run_row', 'claims_nothing', 'unclaimed', 'load_runs', 'with_baselines',
-           't_interval', 'with_variants', 'summarise', 'paired_diffs', 'holm', 'tost', 'mde', 'mcnemar',
-           'check_primary', 'primary_of', 'check_control', 'control_of', 'code_check', 'comparisons', 'check_gates',
-           'select_runs', 'preset_of', 'gate_base', 'presets_or_default', 'evaluate_gates', 'failed_gates',
-           'probe_accuracy', 'headroom', 'history_frame', 'parts_frame', 'evals_frame', 'mode_order', 'bench_status',
-           'load_bench', 'bench_groups', 'find_paper', 'load_paper', 'paper_gaps', 'paper_gap_tests', 'paper_steps',
-           'paper_memory', 'norms_table', 'accountant_table']
+__all__ = ['TASK_ORDER', 'SPENT_RTOL', 'NONPRIVATE_IGNORED', 'TIED_NORM_ARMS', 'PARTS', 'TOTAL_KEYS', 'RUN_COLUMNS', 'BELOW_ACC',
+           'POINTS', 'MIN_INTERVAL_N', 'PANEL_KEYS', 'SUMMARY_COLUMNS', 'DIFF_COLUMNS', 'EQUIV_MARGIN', 'PRIMARY_EXTRA',
+           'CONTROL_EXTRA', 'COMPARISON_COLUMNS', 'GATE_RULES', 'GATE_MODIFIERS', 'GATE_WORDS', 'GATES_COLUMNS',
+           'AT_CHANCE', 'HEADROOM_COLUMNS', 'EVALS_COLUMNS', 'BASELINE_MODE', 'BENCH_COLUMNS', 'NORMS_COLUMNS',
+           'BY_HAND', 'ACCOUNTANT_COLUMNS', 'task_key', 'eps_key', 'is_dp', 'eps_text', 'spent_epsilon', 'run_epsilon',
+           'arm_of', 'setting_of', 'part_index', 'part_keys', 'part_label', 'run_parts', 'part_shares', 'MissingKey',
+           'get_key', 'chance_of', 'eval_fields', 'predicts_one_class', 'unpack_bits', 'mechanism_fields', 'run_row',
+           'claims_nothing', 'unclaimed', 'load_runs', 'with_baselines', 't_interval', 'with_variants', 'summarise',
+           'paired_diffs', 'holm', 'tost', 'mde', 'mcnemar', 'check_primary', 'primary_of', 'check_control',
+           'control_of', 'code_check', 'comparisons', 'check_gates', 'select_runs', 'preset_of', 'gate_base',
+           'presets_or_default', 'evaluate_gates', 'failed_gates', 'probe_accuracy', 'headroom', 'history_frame',
+           'parts_frame', 'evals_frame', 'mode_order', 'bench_status', 'load_bench', 'bench_groups', 'find_paper',
+           'load_paper', 'paper_gaps', 'paper_gap_tests', 'paper_steps', 'paper_memory', 'norms_table',
+           'accountant_table']
 
 # %% ../nbs/09_results.ipynb #ba47babc
 TASK_ORDER = ("sst2", "qnli", "qqp")
-GLUE_TRAIN_ROWS = {"sst2": 67_349, "qnli": 104_743, "qqp": 363_846}  # the full GLUE training sets the paper used
 
 def task_key(task:str) -> tuple:
     "Sort key of a task: the paper's order (SST-2, QNLI, QQP), then any other by name."

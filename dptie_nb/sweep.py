@@ -12,15 +12,15 @@ from pathlib import Path
 import papermill as pm
 
 from .files import atomic_write_json
-from .assets import AssetNotFound, GLUE_TASKS, assets_root, find_asset, model_source, project_root
+from .assets import AssetNotFound, GLUE_TASKS, GLUE_TRAIN_ROWS, assets_root, find_asset, model_source, project_root
 from .config import NEUTRAL, STUDY, RunConfig, config_diff, defaults, parse_epsilon
 from .definitions import check_preset, load_presets, preset_dir
 from .runner import run_notebook, stop_kernels
 
 # %% auto #0
-__all__ = ['SWEEP_DEFAULTS', 'STATUS', 'INTERRUPTED', 'ROWS', 'HEARTBEAT_S', 'expand', 'template_path', 'check_parameters',
-           'run_status', 'set_aside', 'run_progress', 'run_one', 'check_assets', 'plan_estimate', 'progress_line',
-           'run_sweep', 'main', 'folder_note']
+__all__ = ['SWEEP_DEFAULTS', 'STATUS', 'INTERRUPTED', 'HEARTBEAT_S', 'expand', 'template_path', 'check_parameters', 'run_status',
+           'set_aside', 'run_progress', 'run_one', 'check_assets', 'plan_estimate', 'progress_line', 'run_sweep',
+           'main', 'folder_note']
 
 # %% ../nbs/08_sweep.ipynb #9dd65e9b
 _DEFAULTS = defaults()
@@ -184,15 +184,13 @@ def plan_estimate(todo:list, # the runs to make (RunConfigs)
     total, known = 0.0, 0
     for c in todo:
         rs = rates.get((c.model, c.private, c.train_scope))
-        n = (c.train_cap or ROWS.get(c.task, 0)) - c.holdout
+        n = (c.train_cap or GLUE_TRAIN_ROWS.get(c.task, 0)) - c.holdout
         if rs and n > 0: total += sorted(rs)[len(rs) // 2] * c.epochs * n; known += 1
     if not todo: return 0.0, "nothing to run"
     if not known: return None, "not estimated: no committed run of the same model, privacy and scope to time them by"
     est = total / 3600 * len(todo) / known
     return est, (f"estimated from the median core-seconds per example seen of committed runs of the same model, privacy and "
                  f"scope ({known} of {len(todo)} runs have such a reference" + ("; the rest counted at their mean)" if known < len(todo) else ")"))
-
-ROWS = {"sst2": 67_349, "qnli": 104_743, "qqp": 363_846}  # the full GLUE training sets (a run without train_cap uses them)
 
 # %% ../nbs/08_sweep.ipynb #a9c94c01
 def _duration(s:float) -> str:
