@@ -20,18 +20,18 @@ from .definitions import MODE_ORDER, load_presets
 # %% auto #0
 __all__ = ['TASK_ORDER', 'SPENT_RTOL', 'NONPRIVATE_IGNORED', 'TIED_NORM_ARMS', 'PARTS', 'TOTAL_KEYS', 'RUN_COLUMNS', 'BELOW_ACC',
            'POINTS', 'MIN_INTERVAL_N', 'PANEL_KEYS', 'SUMMARY_COLUMNS', 'DIFF_COLUMNS', 'EQUIV_MARGIN', 'PRIMARY_EXTRA',
-           'CONTROL_EXTRA', 'COMPARISON_COLUMNS', 'GATE_RULES', 'GATE_MODIFIERS', 'GATE_WORDS', 'GATES_COLUMNS',
-           'AT_CHANCE', 'HEADROOM_COLUMNS', 'EVALS_COLUMNS', 'BASELINE_MODE', 'BENCH_COLUMNS', 'NORMS_COLUMNS',
-           'BY_HAND', 'ACCOUNTANT_COLUMNS', 'task_key', 'eps_key', 'is_dp', 'eps_text', 'spent_epsilon', 'run_epsilon',
-           'arm_of', 'setting_of', 'part_index', 'part_keys', 'part_label', 'run_parts', 'part_shares', 'MissingKey',
-           'get_key', 'chance_of', 'eval_fields', 'predicts_one_class', 'unpack_bits', 'mechanism_fields', 'run_row',
-           'claims_nothing', 'unclaimed', 'load_runs', 'with_baselines', 't_interval', 'with_variants', 'summarise',
-           'paired_diffs', 'holm', 'tost', 'mde', 'mcnemar', 'check_primary', 'primary_of', 'check_control',
-           'control_of', 'code_check', 'comparisons', 'check_gates', 'select_runs', 'preset_of', 'gate_base',
-           'presets_or_default', 'evaluate_gates', 'failed_gates', 'probe_accuracy', 'headroom', 'history_frame',
-           'parts_frame', 'evals_frame', 'mode_order', 'bench_status', 'load_bench', 'bench_groups', 'find_paper',
-           'load_paper', 'paper_gaps', 'paper_gap_tests', 'paper_steps', 'paper_memory', 'norms_table',
-           'accountant_table']
+           'CONTROL_EXTRA', 'COMPARISON_COLUMNS', 'GATE_RULES', 'GATE_MODIFIERS', 'GAIN_METRICS', 'GATE_WORDS',
+           'GATES_COLUMNS', 'AT_CHANCE', 'HEADROOM_COLUMNS', 'EVALS_COLUMNS', 'BASELINE_MODE', 'BENCH_COLUMNS',
+           'NORMS_COLUMNS', 'BY_HAND', 'ACCOUNTANT_COLUMNS', 'task_key', 'eps_key', 'is_dp', 'eps_text',
+           'spent_epsilon', 'run_epsilon', 'arm_of', 'setting_of', 'part_index', 'part_keys', 'part_label', 'run_parts',
+           'part_shares', 'MissingKey', 'get_key', 'chance_of', 'eval_fields', 'predicts_one_class', 'unpack_bits',
+           'mechanism_fields', 'run_row', 'claims_nothing', 'unclaimed', 'load_runs', 'with_baselines', 't_interval',
+           'with_variants', 'summarise', 'paired_diffs', 'holm', 'tost', 'mde', 'mcnemar', 'check_primary',
+           'primary_of', 'check_control', 'control_of', 'code_check', 'comparisons', 'check_gates', 'select_runs',
+           'preset_of', 'gate_base', 'presets_or_default', 'evaluate_gates', 'failed_gates', 'probe_accuracy',
+           'headroom', 'history_frame', 'parts_frame', 'evals_frame', 'mode_order', 'bench_status', 'load_bench',
+           'bench_groups', 'find_paper', 'load_paper', 'paper_gaps', 'paper_gap_tests', 'paper_steps', 'paper_memory',
+           'norms_table', 'accountant_table']
 
 # %% ../nbs/09_results.ipynb #ba47babc
 TASK_ORDER = ("sst2", "qnli", "qqp")
@@ -141,7 +141,7 @@ def part_shares(parts:dict|None) -> dict:
 # %% ../nbs/09_results.ipynb #9a7a56a2
 RUN_COLUMNS = ["run_id", "path", "task", "model", "regime", "tying", "arm", "head_init", "epsilon", "eps_label",
                "private", "calibrated", "target", "seed", "setting", "acc", "dev_loss", "chance", "baseline", "bal_acc", "auroc", "pos_share", "label_loss",
-               "acc0", "bal_acc0", "auroc0", "pos_share0", "label_loss0", "dev_loss0", "one_class", "lr", "optimizer", "batch_size", "epochs",
+               "acc_median", "acc_median0", "acc0", "bal_acc0", "auroc0", "pos_share0", "label_loss0", "dev_loss0", "one_class", "lr", "optimizer", "batch_size", "epochs",
                "max_grad_norm", "engine", "accountant", "max_len", "train_cap", "dev_cap", "tag", "steps", "sigma",
                "sample_rate", "delta", "eps_rdp", "eps_prv", "train_time_s", "mean_step_time_s", "peak_memory_mb",
                "pretrained", "params_total", "params_embedding", "params_head", "train_rows", "train_rows_in_file",
@@ -173,10 +173,11 @@ POINTS = ("acc", "bal_acc")  # fractions in metrics.json, points in the runs tab
 def _f(v, scale:float=1.0) -> float: return math.nan if v is None else scale * float(v)
 
 def eval_fields(m:dict) -> dict:
-    "A run's dev evaluation below accuracy, final and at step 0 (suffix 0): balanced accuracy (points), AUROC, share predicted label 1, label-word loss; NaN where the run predates them."
+    "A run's dev evaluation below accuracy, final and at step 0 (suffix 0): balanced accuracy (points), AUROC, share predicted label 1, label-word loss, median-threshold accuracy (points); NaN where the run predates them."
     fin, ev = m.get("final") or {}, [e for e in (m.get("evals") or []) if isinstance(e, dict)]
     e0 = ev[0] if ev and ev[0].get("step") == 0 else {}
     out = {k: _f(fin.get(f"dev_{k}"), 100 if k in POINTS else 1) for k in BELOW_ACC}
+    out.update(acc_median=_f(fin.get("dev_acc_median"), 100), acc_median0=_f(e0.get("acc_median"), 100))  # threshold-free of the prior
     return dict(out, **{f"{k}0": _f(e0.get(k), 100 if k in POINTS else 1) for k in ("acc", *BELOW_ACC)}, dev_loss0=_f(e0.get("loss")))
 
 def predicts_one_class(pos_share:float, acc:float, counts) -> bool:
@@ -587,8 +588,9 @@ def _apart(x, y, most:int=4) -> tuple[str, str]:
     places = next((k for k in range(1, most + 1) if _round(x, k) != _round(y, k)), most)   # as numbers: "−0.0" is 0.0
     return _pts(x, places), _pts(y, places)
 
-GATE_RULES = ("min_mean", "min_seed", "beats", "not_below")  # what a gate checks, besides its `gate` (name) and `match`
-GATE_MODIFIERS = ("tolerance",)  # not_below's tolerance in points (default 0): the paired difference may fall this far below 0
+GATE_RULES = ("min_mean", "min_seed", "beats", "not_below", "above_baseline", "min_auroc", "gain_over")  # what a gate checks, besides `gate` and `match`
+GATE_MODIFIERS = ("tolerance", "gain", "interval_above_zero")  # not_below's tolerance (points); gain_over's thresholds and interval rule
+GAIN_METRICS = {"acc": "points of accuracy", "acc_median": "points of median-threshold accuracy", "auroc": "AUROC"}  # what `gain` may name
 GATE_WORDS = {"epsilon": {"none": None}, "sigma": {"calibrated": None}}  # the words a gate may use for a None setting
 
 def _gate_value(k:str, v, where:str):
@@ -609,6 +611,28 @@ def _gate_settings(d, where:str) -> dict:
         if k in ("tying", "seed"): raise ValueError(f"{where}: {k!r} picks an arm or a seed; a gate judges every arm and seed")
     return {k: _gate_value(k, v, where) for k, v in d.items()}
 
+def _number(g:dict, k:str, lo:float, hi:float, what:str, w:str) -> float:
+    "A gate's numeric threshold `g[k]`, checked to lie in [lo, hi]."
+    v = g[k]
+    if isinstance(v, bool) or not isinstance(v, (int, float)) or not lo <= v <= hi: raise ValueError(f"{w}: {k}={v!r} must be {what} in [{lo:g}, {hi:g}]")
+    return float(v)
+
+def _check_new_rules(g:dict, w:str) -> dict:
+    "A gate's `above_baseline`, `min_auroc` and `gain_over` (with its `gain` thresholds and `interval_above_zero`), checked and parsed."
+    c = {}
+    if "above_baseline" in g: c["above_baseline"] = _number(g, "above_baseline", -100, 100, "points", w)
+    if "min_auroc" in g: c["min_auroc"] = _number(g, "min_auroc", 0, 1, "an AUROC", w)
+    for k in ("gain", "interval_above_zero"):
+        if k in g and "gain_over" not in g: raise ValueError(f"{w}: {k} belongs to gain_over (a paired difference), which this gate lacks")
+    if "gain_over" not in g: return c
+    gain = g.get("gain", {"acc": 0.0})
+    if not isinstance(gain, dict) or not gain or set(gain) - set(GAIN_METRICS):
+        raise ValueError(f"{w}: gain={gain!r} must be a table of metric = least paired gain, the metrics among {', '.join(GAIN_METRICS)}")
+    flag = g.get("interval_above_zero", False)
+    if not isinstance(flag, bool): raise ValueError(f"{w}: interval_above_zero={flag!r} must be true or false")
+    return {**c, "gain_over": _gate_settings(g["gain_over"], f"{w}: gain_over"), "interval_above_zero": flag,
+            "gain": {k: _number(gain, k, -100, 100, "a difference", f"{w}: gain") for k in gain}}
+
 def check_gates(gates, # a preset's `gates`: a list of tables
                 where:str="gates", # where they come from, for messages
                ) -> list[dict]:
@@ -619,7 +643,8 @@ def check_gates(gates, # a preset's `gates`: a list of tables
         w = f"{where}[{i}]" + (f" ({g.get('gate')!r})" if isinstance(g, dict) and g.get("gate") else "")
         if not isinstance(g, dict) or not isinstance(g.get("gate"), str) or not g["gate"].strip(): raise ValueError(f"{w}: each gate needs a name, gate = \"...\"")
         bad = sorted(set(g) - {"gate", "match", *GATE_RULES, *GATE_MODIFIERS})
-        if bad: raise ValueError(f"{w}: unknown key(s) {bad}; a gate has gate, match and {', '.join(GATE_RULES)} (and tolerance with not_below)")
+        if bad: raise ValueError(f"{w}: unknown key(s) {bad}; a gate has gate, match and {', '.join(GATE_RULES)} "
+                                 "(and tolerance with not_below; gain and interval_above_zero with gain_over)")
         if not any(r in g for r in GATE_RULES): raise ValueError(f"{w}: says nothing to check: give one of {', '.join(GATE_RULES)}")
         c = dict(gate=g["gate"], match=_gate_settings(g.get("match"), f"{w}: match"))
         for r in ("min_mean", "min_seed"):
@@ -633,7 +658,7 @@ def check_gates(gates, # a preset's `gates`: a list of tables
             if "not_below" not in g: raise ValueError(f"{w}: tolerance belongs to not_below (a paired difference), which this gate lacks")
             if isinstance(t, bool) or not isinstance(t, (int, float)) or not 0 <= t <= 100: raise ValueError(f"{w}: tolerance={t!r} must be points in [0, 100]")
             c["tolerance"] = float(t)
-        out.append(c)
+        out.append({**c, **_check_new_rules(g, w)})
     return out
 
 def _same(k:str, have, want) -> bool:
@@ -691,6 +716,52 @@ GATES_COLUMNS = ["gate", "rule", "observed", "passed", "note"]
 
 AT_CHANCE = 2.0  # points: a `beats` reference this close to its majority class did not learn, and the gate says so
 
+def _gain_rule(g:dict) -> str:
+    "A `gain_over` gate's rule as text."
+    thr = " or ".join(f"{v:g} {GAIN_METRICS[k]}" for k, v in g["gain"].items())
+    return f"each arm paired by seed with itself at {_where(g['gain_over'])}: mean gain ≥ {thr}" + (", its 95% interval above 0" if g["interval_above_zero"] else "")
+
+def _auc(x:float, y:float) -> tuple[str, str]:
+    "Two AUROCs at 3 decimals, or 4 where 3 do not tell them apart."
+    k = 3 if f"{x:.3f}" != f"{y:.3f}" else 4
+    return f"{x:.{k}f}", f"{y:.{k}f}"
+
+def _gain(runs:pd.DataFrame, r:pd.DataFrame, a:str, g:dict) -> tuple[str, list]:
+    "An arm's seed-matched gain over itself at `gain_over`, per metric: what was seen, and why it fails (it passes when any metric's mean gain reaches its threshold, with its 95% interval above 0 where asked)."
+    b, at = _twin(runs, r, g["gain_over"]), _where(g["gain_over"])
+    if not len(b): return "", [f"no {a} runs at {at}"]
+    seen, ok = [], False
+    for k, thr in g["gain"].items():
+        d = (r.groupby("seed")[k].mean() - b.groupby("seed")[k].mean()).dropna()
+        if not len(d): continue
+        mean, lo, hi = t_interval(d)
+        f = (lambda v: f"{v:+.3f}".replace("-", "−")) if k == "auroc" else (lambda v: _pts(v, 2))
+        seen.append(f"{k} {f(mean)} (n={len(d)}" + (f", 95% CI {f(lo)}..{f(hi)})" if np.isfinite(lo) else ", no interval)"))
+        ok |= bool(mean >= thr and (not g["interval_above_zero"] or (np.isfinite(lo) and lo > 0)))
+    if not seen: return "", [f"no seed of {a} also ran at {at}: two means of different seeds are no paired gate"]
+    why = f"{a}: no gain reaches its threshold" + (" with its interval above 0" if g["interval_above_zero"] else "")
+    return f"; paired by seed with {at}: " + ", ".join(seen), [] if ok else [why]
+
+def _judge_new(g:dict, runs:pd.DataFrame, a:str, r:pd.DataFrame, m:float, o:str, fails:list) -> tuple[str, list]:
+    "An arm's `above_baseline`, `min_auroc` and `gain_over` checks, added to what `_judge` observed (`o`) and its failures."
+    fails = list(fails)
+    if "above_baseline" in g:
+        b = float(r.baseline.mean())
+        if not np.isfinite(b): fails.append(f"{a}: no threshold-only baseline recorded (`dptie baseline` writes one)")
+        else:
+            o += f", threshold-only baseline {_pts(b)}%"
+            if not m >= b + g["above_baseline"]: fails.append("{} mean {} < {} (baseline + {:g})".format(a, *_apart(m, b + g["above_baseline"]), g["above_baseline"]))
+    if "min_auroc" in g:
+        au = float(r.auroc.mean())
+        if not np.isfinite(au): fails.append(f"{a}: no AUROC recorded")
+        else:
+            o += f", AUROC {au:.3f}"
+            if not au >= g["min_auroc"]: fails.append("{} AUROC {} < {}".format(a, *_auc(au, g["min_auroc"])))
+    if "gain_over" in g:
+        seen, why = _gain(runs, r, a, g)
+        o, fails = o + seen, fails + why
+    return o, fails
+
 def _judge(g:dict, base:dict, runs:pd.DataFrame) -> dict:
     "One gate against the runs: its row of `evaluate_gates`."
     sel = {**base, **g["match"]}
@@ -698,6 +769,8 @@ def _judge(g:dict, base:dict, runs:pd.DataFrame) -> dict:
            + ([f"each arm's mean > the best setting's mean at {_where(g['beats'])} (any arm)"] if "beats" in g else []) \
            + ([f"each arm paired by seed with itself at {_where(g['not_below'])}: mean difference ≥ {-g['tolerance'] if g.get('tolerance') else 0:g} points".replace("-", "−")
                + ("" if "tolerance" in g else " (no tolerance declared)")] if "not_below" in g else [])
+    crit += ([f"each arm's mean ≥ its threshold-only baseline + {g['above_baseline']:g} points"] if "above_baseline" in g else []) \
+            + ([f"each arm's mean AUROC ≥ {g['min_auroc']:g}"] if "min_auroc" in g else []) + ([_gain_rule(g)] if "gain_over" in g else [])
     row = dict(gate=g["gate"], rule=f"{_where(g['match'])}: " + "; ".join(crit), observed="–", passed=False, note="")
     arms = _arms(select_runs(runs, sel), tuple(sel))
     if not arms: return dict(row, note="not run: no run matches")
@@ -723,6 +796,7 @@ def _judge(g:dict, base:dict, runs:pd.DataFrame) -> dict:
             else:
                 o += f"; paired by seed with {at}: {_pts(d.mean(), 2)} points (n={len(d)} seed{'s' * (len(d) > 1)})"
                 if not d.mean() >= -tol: fails.append("{} paired difference {} < {} points at {}".format(a, *_apart(d.mean(), -tol if tol else 0.0), at))
+        o, fails = _judge_new(g, runs, a, r, m, o, fails)
         obs.append(o)
     warn = []
     if ref is not None and len(ref):
