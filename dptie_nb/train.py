@@ -30,9 +30,9 @@ __all__ = ['DIAGNOSTICS', 'TRAIN_DIAGNOSTICS', 'PROBE_TRAINS', 'EVAL_FIELDS', 'C
            'privacy_scope', 'threshold_acc', 'make_model', 'freeze_for_probe', 'auroc', 'dev_metrics', 'pack_bits',
            'evaluate', 'clip_only_eps', 'make_optimizer', 'save_checkpoint', 'load_checkpoint', 'run_noise_key',
            'refuse_finished', 'lr_at', 'noise_walk', 'last_hidden_norms', 'format_loss', 'warm_prompts', 'warm_key',
-           'warm_start', 'train', 'norm_split', 'initial_embedding', 'head_drift', 'step0_baseline', 'record_baselines',
-           'train_args', 'train_parser', 'config_from_run', 'compare_runs', 'main', 'launch_train', 'template_values',
-           'run_template', 'run_main']
+           'warm_start', 'train', 'norm_split', 'initial_embedding', 'head_drift', 'head_shift', 'step0_baseline',
+           'record_baselines', 'train_args', 'train_parser', 'config_from_run', 'compare_runs', 'main', 'launch_train',
+           'template_values', 'run_template', 'run_main']
 
 # %% ../nbs/07_train.ipynb #7312b362
 from .config import (BASELINE_KEYS, CHOICES, ENGINES, OPTIMIZERS, TEMPLATE_EXTRA, RunConfig, baseline_key, defaults, field_help,
@@ -481,6 +481,7 @@ def _finish(r:_Run, t0:float):
                         train_time_s=time.time() - t0, mean_step_time_s=float(np.mean(r.step_times)),
                         median_step_time_s=float(np.median(r.step_times)), peak_memory_mb=peak_memory_mb(cfg.device),
                         params_sha256=params_sha256(r.model))
+    if r.e0 is not None: r.m["final"]["head_shift"] = head_shift(r.model, r.e0, r.dev, device=cfg.device)  # from the weights, on the evaluated split
     if r.ws > 1: check_same(r.m["final"]["params_sha256"], "final parameters")
     if cfg.save_model and r.out is not None and r.rank == 0:  # the weights are what ε covers: the artefact to release
         r.model.save_pretrained(r.out/"model"); r.m["final"]["model_dir"] = "model"
@@ -683,6 +684,31 @@ def head_drift(model, e0:torch.Tensor) -> float:
     if H.shape != E.shape or e0.shape != E.shape:
         raise ValueError(f"head {tuple(H.shape)}, embedding {tuple(E.shape)} and E₀ {tuple(e0.shape)} must have one shape")
     return float(torch.linalg.vector_norm(H - E.to(H.device), dtype=torch.float64) / torch.linalg.vector_norm(e0, dtype=torch.float64))
+
+@torch.no_grad()
+def _last_hidden(model, data, idx, batch_size:int, device:str) -> torch.Tensor:
+    "h at the last prompt position of the examples `idx` of a split, float64, dropout off"
+    was, hs = model.training, []
+    model.eval()
+    try:
+        for s in range(0, len(idx), batch_size):
+            b = _to(collate(data, idx[s:s + batch_size]), device)
+            h = hidden_states(model, b["input_ids"], b["attention_mask"])
+            hs.append(h[torch.arange(len(h)), b["attention_mask"].sum(1) - 1].double())
+    finally: model.train(was)
+    return torch.cat(hs)
+
+@torch.no_grad()
+def head_shift(model, e0:torch.Tensor, data, n:int=256, batch_size:int=64, device:str="cpu") -> dict:
+    "An untied head's departure D = H − E from its input embedding: ‖D‖/‖E₀‖ over the label words' rows and over the rest, and the RMS (nats) over `n` examples of the label-word logits' shift h·D_w and of the margin's"
+    H, E = model.get_output_embeddings().weight, model.get_input_embeddings().weight
+    D, e0 = (H - E.to(H.device)).double(), e0.to(H.device).double()
+    words = torch.as_tensor(np.asarray(data.label_token_ids), device=H.device)
+    lab = torch.zeros(len(H), dtype=torch.bool, device=H.device); lab[words] = True
+    rel = lambda m: float(torch.linalg.vector_norm(D[m]) / torch.linalg.vector_norm(e0[m]))
+    z = _last_hidden(model, data, np.arange(min(n, len(data))), batch_size, device) @ D[words].T.to(device)   # [n, K]
+    return dict(head_drift_label=rel(lab), head_drift_rest=rel(~lab), logit_shift_nats=float(z.pow(2).mean().sqrt()),
+                margin_shift_nats=float((z[:, -1] - z[:, 0]).pow(2).mean().sqrt()), examples=len(z))
 
 
 # %% ../nbs/07_train.ipynb #ff98c305
