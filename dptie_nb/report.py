@@ -83,11 +83,13 @@ def eval_table(runs:pd.DataFrame) -> pd.DataFrame:
     return df.drop(columns="other") if (df["other"] == "").all() else df
 
 def _mechanism(runs:pd.DataFrame, key:tuple) -> dict:
-    "The cross term's largest per-example share (tied) and the head's drift (untied) of one task, model, regime, arm, ε and variant (`runs` with their `variant`, from `with_variants`)."
+    "The cross term's largest per-example share (tied), and the head's drift and its logit noise, predicted → measured (untied), of one task, model, regime, arm, ε and variant (`runs` with their `variant`, from `with_variants`)."
     g = runs[(runs.task == key[0]) & (runs.model == key[1]) & (runs.regime == key[2]) & (runs.arm == key[3]) & (runs.eps_label == key[4]) & (runs.variant == key[5])]
     cs, d = g.cross_share_max.max() if key[3] == "tied" else math.nan, g.head_drift.mean()
+    pred, meas = (g[k].mean() if k in g else math.nan for k in ("noise_predicted", "margin_shift"))
     return {"largest cross share": pct(cs) if np.isfinite(cs) else "–",
-            "‖H − E‖/‖E₀‖": f"{num(g.head_drift0.mean(), 2)} → {num(d, 2)}" if np.isfinite(d) else "–"}
+            "‖H − E‖/‖E₀‖": f"{num(g.head_drift0.mean(), 2)} → {num(d, 2)}" if np.isfinite(d) else "–",
+            "margin noise, predicted → measured (nats)": f"{num(pred, 3)} → {num(meas, 3)}" if np.isfinite(meas) else "–"}
 
 def norms_summary(runs:pd.DataFrame) -> pd.DataFrame:
     "Section (d) as a table: each component's share of ‖g_i‖² in % [95% CI] per task, model, regime, arm and ε, the largest per-example cross share and the head's drift."
@@ -103,7 +105,8 @@ def norms_summary(runs:pd.DataFrame) -> pd.DataFrame:
                                   if k in g.index else "–")
         out.append(dict(row, **_mechanism(rv, (task, model, regime, arm, el, var))))
     df = pd.DataFrame(out)
-    return df[[c for c in df if c not in ("largest cross share", "‖H − E‖/‖E₀‖", "other") or (df[c].replace("", "–") != "–").any()]]
+    optional = ("largest cross share", "‖H − E‖/‖E₀‖", "margin noise, predicted → measured (nats)", "other")  # shown where some run has them
+    return df[[c for c in df if c not in optional or (df[c].replace("", "–") != "–").any()]]
 
 
 # %% ../nbs/09c_report.ipynb #cf0a0004

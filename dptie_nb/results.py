@@ -25,13 +25,13 @@ __all__ = ['TASK_ORDER', 'SPENT_RTOL', 'NONPRIVATE_IGNORED', 'TIED_NORM_ARMS', '
            'NORMS_COLUMNS', 'BY_HAND', 'ACCOUNTANT_COLUMNS', 'task_key', 'eps_key', 'is_dp', 'eps_text',
            'spent_epsilon', 'run_epsilon', 'arm_of', 'setting_of', 'part_index', 'part_keys', 'part_label', 'run_parts',
            'part_shares', 'MissingKey', 'get_key', 'chance_of', 'eval_fields', 'predicts_one_class', 'unpack_bits',
-           'mechanism_fields', 'run_row', 'claims_nothing', 'unclaimed', 'load_runs', 'with_baselines', 't_interval',
-           'with_variants', 'summarise', 'paired_diffs', 'holm', 'tost', 'mde', 'mcnemar', 'check_primary',
-           'primary_of', 'check_control', 'control_of', 'code_check', 'comparisons', 'check_gates', 'select_runs',
-           'preset_of', 'gate_base', 'presets_or_default', 'evaluate_gates', 'failed_gates', 'probe_accuracy',
-           'headroom', 'history_frame', 'parts_frame', 'evals_frame', 'mode_order', 'bench_status', 'load_bench',
-           'bench_groups', 'find_paper', 'load_paper', 'paper_gaps', 'paper_gap_tests', 'paper_steps', 'paper_memory',
-           'norms_table', 'accountant_table']
+           'head_fields', 'mechanism_fields', 'run_row', 'claims_nothing', 'unclaimed', 'load_runs', 'with_baselines',
+           't_interval', 'with_variants', 'summarise', 'paired_diffs', 'holm', 'tost', 'mde', 'mcnemar',
+           'check_primary', 'primary_of', 'check_control', 'control_of', 'code_check', 'comparisons', 'check_gates',
+           'select_runs', 'preset_of', 'gate_base', 'presets_or_default', 'evaluate_gates', 'failed_gates',
+           'probe_accuracy', 'headroom', 'history_frame', 'parts_frame', 'evals_frame', 'mode_order', 'bench_status',
+           'load_bench', 'bench_groups', 'find_paper', 'load_paper', 'paper_gaps', 'paper_gap_tests', 'paper_steps',
+           'paper_memory', 'norms_table', 'accountant_table']
 
 # %% ../nbs/09_results.ipynb #ba47babc
 TASK_ORDER = ("sst2", "qnli", "qqp")
@@ -146,7 +146,8 @@ RUN_COLUMNS = ["run_id", "path", "task", "model", "regime", "tying", "arm", "hea
                "sample_rate", "delta", "eps_rdp", "eps_prv", "train_time_s", "mean_step_time_s", "peak_memory_mb",
                "pretrained", "params_total", "params_embedding", "params_head", "train_rows", "train_rows_in_file",
                "dev_rows", "dev_rows_in_file", "device", "environment", "cross_share_max", "cross_share_min", "head_drift",
-               "head_drift0", "clip_frac", "clip_q50", "clip_q90", "correct", "parts", "metrics"]
+               "head_drift0", "head_drift_label", "head_drift_rest", "noise_predicted", "logit_shift", "margin_shift", "clip_frac",
+               "clip_q50", "clip_q90", "correct", "parts", "metrics"]
 
 class MissingKey(KeyError):
     "A key the report needs is not in a metrics file."
@@ -194,8 +195,14 @@ def unpack_bits(d) -> np.ndarray|None:
     if not 0 <= len(x) - n < 8: raise ValueError(f"{len(x)} packed bits cannot hold n={n} outcomes")
     return x[:n].astype(bool)
 
+def head_fields(m:dict) -> dict:
+    "An untied head at the end (`train.head_shift`): its drift over the label words' rows and the rest, and the RMS shift (nats) of the label-word logits and of their margin, beside the noise walk's predicted logit noise; NaN where not recorded."
+    hs, pred = get_key(m, "final.head_shift", None) or {}, get_key(m, "privacy.predicted_logit_noise_nats", None)
+    return dict(head_drift_label=_f(hs.get("head_drift_label")), head_drift_rest=_f(hs.get("head_drift_rest")),
+                noise_predicted=_f(pred), logit_shift=_f(hs.get("logit_shift_nats")), margin_shift=_f(hs.get("margin_shift_nats")))
+
 def mechanism_fields(m:dict) -> dict:
-    "The cross term's largest and smallest per-example share of ‖g_i‖², an untied head's drift ‖H − E‖/‖E₀‖ (end, step 0), the share of examples clipped and the clip factors min(1, C/‖g‖) at the median and 90th-percentile norm (means over the logged steps); NaN where not recorded."
+    "The cross term's largest and smallest per-example share of ‖g_i‖², an untied head's drift ‖H − E‖/‖E₀‖ (end, step 0) and `head_fields`, the share of examples clipped and the clip factors min(1, C/‖g‖) at the median and 90th-percentile norm (means over the logged steps); NaN where not recorded."
 
     rows = [r for r in (m.get("history") or []) if isinstance(r, dict)]
     cs = [r["cross_share"] for r in rows if isinstance(r.get("cross_share"), dict)]
@@ -206,7 +213,7 @@ def mechanism_fields(m:dict) -> dict:
     return dict(cross_share_max=max((_f(c.get("max")) for c in cs), default=math.nan),
                 cross_share_min=min((_f(c.get("min")) for c in cs), default=math.nan),
                 head_drift=_f(hd[-1]) if hd else math.nan, head_drift0=_f(get_key(m, "model_info.head_drift_init", None)),
-                clip_frac=mean([_f(r.get("clip_frac")) for r in rows if r.get("clip_frac") is not None]),
+                **head_fields(m), clip_frac=mean([_f(r.get("clip_frac")) for r in rows if r.get("clip_frac") is not None]),
                 clip_q50=mean(fac("q50")) if np.isfinite(C) else math.nan, clip_q90=mean(fac("q90")) if np.isfinite(C) else math.nan)
 
 
