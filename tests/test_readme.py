@@ -14,3 +14,11 @@ def test_readme_python_block(i, monkeypatch):
     exec(compile(BLOCKS[i], f"README.md python block {i + 1}", "exec"), {})
 
 def test_readme_has_python_blocks(): assert BLOCKS, "the README shows no Python: the library example is gone"
+
+def test_readme_is_generated_from_index():
+    "README.md is nbs/index.ipynb rendered (`python tools/readme.py`), and short enough to read (issue 36: ≤ 200 lines)"
+    import sys; sys.path.insert(0, str(ROOT/"tools"))
+    from readme import render, first_difference
+    text = render()
+    assert (ROOT/"README.md").read_text() == text, f"{first_difference((ROOT/'README.md').read_text(), text)}: run python tools/readme.py"
+    assert len(text.splitlines()) <= 200, len(text.splitlines())
