@@ -13,7 +13,7 @@ from torch.profiler import ProfilerActivity, profile
 from transformers import GPT2Config
 from transformers.utils import logging as hf_logging
 
-from .files import atomic_write_json
+from .files import atomic_write_json, git_state
 from .assets import load_config, model_source, project_root
 from .config import PRECISIONS, RunConfig, versions
 from .definitions import MODES, MODE_LABELS, load_presets
@@ -646,14 +646,6 @@ def _child_source() -> str:
             "\n\nif __name__ == '__main__':\n    _rec = study_child(json.loads(open(sys.argv[1]).read()))\n"
             "    with open(sys.argv[2], 'w') as _f: _f.write(json.dumps(_rec))\n")
 
-def _git_commit(root:Path) -> dict|None:
-    "The checkout's commit and whether its tracked files differ from it (None outside git)."
-    def git(*a):
-        r = subprocess.run(["git", "-C", str(root), *a], capture_output=True, text=True, timeout=30)
-        return r.stdout.strip() if r.returncode == 0 else None
-    c = git("rev-parse", "HEAD")
-    return None if c is None else dict(commit=c, dirty=bool(git("status", "--porcelain", "--untracked-files=no")))
-
 def run_study_child(conf:dict, # settings plus loss, restrict_loss, mode, steps, warmup; optional profile, oneoffs, data_cache
                     root:str|Path|None=None, # the checkout whose `dptie_nb` runs it (default: this one)
                     timeout:float|None=None, # seconds before the process is killed
@@ -674,7 +666,7 @@ def run_study_child(conf:dict, # settings plus loss, restrict_loss, mode, steps,
             rec = json.loads(res.read_text()) if res.exists() else dict(conf, status="failed",
                   message=f"the process exited with code {p.returncode} without a record: {(p.stderr or p.stdout)[-2000:]}")
         except subprocess.TimeoutExpired: rec = dict(conf, status="failed", message=f"killed: running past {timeout:g} s")
-    rec.update(root=str(root), code=_git_commit(root), wall_s=time.perf_counter() - t0)
+    rec.update(root=str(root), code=git_state(root), wall_s=time.perf_counter() - t0)
     got = rec.get("dptie_nb_file")
     if got and not Path(got).resolve().is_relative_to(root):
         rec.update(status="failed", message=f"the process imported dptie_nb from {got}, not from {root}")
@@ -892,9 +884,9 @@ def side_by_side(root_a:str|Path, root_b:str|Path, # two checkouts (e.g. git wor
                              a_range=a and a["examples_per_s_range"], b_range=b and b["examples_per_s_range"],
                              b_over_a=a and b and b["examples_per_s"] / a["examples_per_s"], same_batches=len({tuple(x) for x in dg}) == 1,
                              a_precision=prec["A"], b_precision=prec["B"]))
-    res = dict(kind="side_by_side", settings=settings, roots=[dict(side=x, root=str(r), code=_git_commit(r)) for x, r in zip("AB", roots)],
+    res = dict(kind="side_by_side", settings=settings, roots=[dict(side=x, root=str(r), code=git_state(r)) for x, r in zip("AB", roots)],
                machine=dict(before=m0, after=_machine()), comparison=rows, summaries=sm, records=recs) | versions()
-    labels = {r: "." if r == Path(project_root()).resolve() else f"<checkout {x}: {((_git_commit(r) or {}).get('commit') or '?')[:8]}>"
+    labels = {r: "." if r == Path(project_root()).resolve() else f"<checkout {x}: {((git_state(r) or {}).get('commit') or '?')[:8]}>"
               for x, r in zip("AB", roots)}
     res = _portable(res, {project_root(): ".", **labels})
     atomic_write_json(out/"side_by_side.json", res)

@@ -8,7 +8,7 @@ import argparse, sys
 from pathlib import Path
 
 # Only the light study definitions here: each command imports its module when it runs (see above).
-from .definitions import MAIN_PRESET, check_preset, load_presets, preset_dir
+from .definitions import MAIN_PRESET, check_preset, load_presets, preset_dir, preset_from_args, preset_options
 
 # %% auto #0
 __all__ = ['COMMANDS', 'bench_command', 'study', 'main']
@@ -28,15 +28,10 @@ def bench_command(argv=None) -> int:
 def study(argv=None) -> int:
     "`dptie study [--preset study] [--jobs N] [--out reports/PRESET]`: the sweep, then the report, even if some runs failed."
     ap = argparse.ArgumentParser(prog="dptie study", description=study.__doc__)
-    ap.add_argument("--preset", default=MAIN_PRESET, help="the preset to run and report, a name of nbs/study/presets.toml "
-                                                        f"(default: {MAIN_PRESET}, the main study)")
+    preset_options(ap, "to run and report", "the preset's runs, figures and report go here; a fresh folder such as scratch/PRESET reruns every run")
     ap.add_argument("--jobs", type=int, default=2, help="notebooks run at the same time, each with cpu_count / JOBS threads (default: 2)")
-    ap.add_argument("--out", default=None, help="the preset's runs, figures and report go here (default: reports/PRESET; a fresh "
-                                                "folder such as scratch/PRESET reruns every run)")
-    ap.add_argument("--presets", default=None, help="another presets TOML file (default: nbs/study/presets.toml)")
     a = ap.parse_args(argv)
-    check_preset(a.preset, load_presets(a.presets))  # a typo is refused before anything is made
-    a.out = str(a.out or preset_dir(a.preset))
+    a.out = str(preset_from_args(a)[2])
     from dptie_nb import report, sweep
     more = ["--presets", a.presets] if a.presets else []
     rc = sweep.main(["--preset", a.preset, "--jobs", str(a.jobs), "--out", a.out] + more)

@@ -11,11 +11,11 @@ from pathlib import Path
 import numpy as np
 
 from .assets import assets_root, load_tokenizer
-from .files import atomic_write_json
+from .files import atomic_write_json, file_sha256
 
 # %% auto #0
 __all__ = ['EOT', 'DOCUMENTS', 'TOKENS_FORMAT', 'corpus_files', 'corpus_hash', 'default_corpus', 'text_pieces', 'split_documents',
-           'tokens_meta', 'load_tokens', 'file_sha256', 'tokenize_corpus']
+           'tokens_meta', 'load_tokens', 'tokenize_corpus']
 
 # %% ../nbs/09d_corpus.ipynb #a63d54c8
 def corpus_files(corpus:str|Path, # a folder of UTF-8 .txt files (in subfolders too)
@@ -102,14 +102,6 @@ def load_tokens(fn:str|Path, # a `.npy` of integer ids, or a raw little-endian u
     if a.ndim != 1 or a.dtype.kind not in "ui": raise ValueError(f"token file {fn}: expected a flat array of integer ids, got {a.dtype} of shape {a.shape}")
     if len(a) == 0: raise ValueError(f"token file {fn} holds no tokens")
     return a
-
-# %% ../nbs/09d_corpus.ipynb #545cc0ac
-def file_sha256(fn:str|Path) -> str:
-    "sha256 of a file's bytes."
-    h = hashlib.sha256()
-    with open(fn, "rb") as f:
-        for b in iter(lambda: f.read(1 << 22), b""): h.update(b)
-    return h.hexdigest()
 
 # %% ../nbs/09d_corpus.ipynb #ad57e552
 TOKENS_FORMAT = "dptie-tokens/1" # bump when the way a corpus becomes tokens changes: the cache then re-tokenises

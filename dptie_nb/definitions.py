@@ -10,7 +10,8 @@ from pathlib import Path
 from .config import STUDY
 
 # %% auto #0
-__all__ = ['MODES', 'MODE_LABELS', 'MODE_ORDER', 'MAIN_PRESET', 'load_presets', 'check_preset', 'preset_dir']
+__all__ = ['MODES', 'MODE_LABELS', 'MODE_ORDER', 'MAIN_PRESET', 'load_presets', 'check_preset', 'preset_dir', 'preset_options',
+           'preset_from_args']
 
 # %% ../nbs/00c_definitions.ipynb #d0c00007
 MODES = {"nonprivate": ("nonprivate", "tied"), "dptie-tied": ("dptie", "tied"), "dptie-untied": ("dptie", "untied"),
@@ -49,3 +50,23 @@ def preset_dir(preset:str, # preset name
               ) -> Path:
     "A preset's own folder, `reports/<preset>`: its runs, figures and report, apart from every other preset's"
     return Path(root)/preset
+
+# %% ../nbs/00c_definitions.ipynb #f0a75f29
+def preset_options(ap, # an `argparse.ArgumentParser`
+                   what:str, # what the command does with the preset, for --preset's help
+                   out:str, # what goes into --out, for its help
+                   required:bool=False, # --preset required, or `MAIN_PRESET` by default
+                  ):
+    "The --preset, --out and --presets options every preset command shares, declared once"
+    dflt = {"required": True} if required else {"default": MAIN_PRESET}
+    ap.add_argument("--preset", **dflt, help=f"the preset {what}, a name of nbs/study/presets.toml" +
+                    ("" if required else f" (default: {MAIN_PRESET}, the main study)"))
+    ap.add_argument("--out", default=None, help=f"{out} (default: reports/PRESET)")
+    ap.add_argument("--presets", default=None, help="another presets TOML file (default: nbs/study/presets.toml)")
+    return ap
+
+def preset_from_args(a) -> tuple[dict, dict, Path]:
+    "The presets, the chosen preset (a typo refused with the closest name, before anything is made) and its folder, from `preset_options`' values"
+    presets = load_presets(a.presets)
+    return presets, check_preset(a.preset, presets), Path(a.out or preset_dir(a.preset))
+

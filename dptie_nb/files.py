@@ -4,13 +4,13 @@
 
 # %% ../nbs/00a_files.ipynb #b6861cc0
 from __future__ import annotations
-import json, os
+import hashlib, json, os, subprocess
 from pathlib import Path
 
 import numpy as np
 
 # %% auto #0
-__all__ = ['jsonable', 'atomic_write_json']
+__all__ = ['jsonable', 'atomic_write_json', 'file_sha256', 'git_state']
 
 # %% ../nbs/00a_files.ipynb #6da1057f
 def jsonable(o):
@@ -30,3 +30,21 @@ def atomic_write_json(path:str|Path, # the file to (re)write
     with open(tmp, "w") as f: json.dump(obj, f, indent=1, default=jsonable); f.flush(); os.fsync(f.fileno())
     os.replace(tmp, path)
     return path
+
+# %% ../nbs/00a_files.ipynb #574759d8
+def file_sha256(path:str|Path) -> str:
+    "sha256 of a file's bytes, read in 4 MiB blocks"
+    h = hashlib.sha256()
+    with open(path, "rb") as f:
+        for b in iter(lambda: f.read(1 << 22), b""): h.update(b)
+    return h.hexdigest()
+
+def git_state(root:str|Path|None) -> dict|None:
+    "The commit of the clone at `root` and whether its tracked files differ from it (None outside a git clone)"
+    if root is None: return None
+    def git(*a):
+        r = subprocess.run(["git", "-C", str(root), *a], capture_output=True, text=True, timeout=30)
+        return r.stdout.strip() if r.returncode == 0 else None
+    commit = git("rev-parse", "HEAD")
+    return None if commit is None else dict(commit=commit, dirty=bool(git("status", "--porcelain", "--untracked-files=no")))
+

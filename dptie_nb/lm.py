@@ -14,7 +14,7 @@ from .model import build_model, hidden_states
 
 # %% auto #0
 __all__ = ['VOCAB_SIZE', 'MINI_SHAPE', 'windows', 'train_batch', 'heldout_starts', 'lr_at', 'gpt2_config', 'pretrain_optimizer',
-           'window_loss', 'cpu_bf16_support', 'heldout_loss', 'save_pretrain_checkpoint', 'find_pretrain_checkpoint',
+           'window_loss', 'heldout_loss', 'save_pretrain_checkpoint', 'find_pretrain_checkpoint',
            'load_pretrain_checkpoint', 'step_profile']
 
 # %% ../nbs/09e_lm.ipynb #38e7669e
@@ -110,11 +110,6 @@ def _autocast(device, bf16):
     if not bf16: return contextlib.nullcontext()
     return torch.autocast("cuda" if str(device).startswith("cuda") else "cpu", dtype=torch.bfloat16)
 
-def cpu_bf16_support() -> str|None:
-    "The CPU's native bf16 matrix instructions as /proc/cpuinfo lists them ('amx_bf16' or 'avx512_bf16'), or None."
-    try: flags = set(Path("/proc/cpuinfo").read_text().split())
-    except OSError: return None
-    return next((f for f in ("amx_bf16", "avx512_bf16") if f in flags), None)
 
 @torch.no_grad()
 def heldout_loss(model:torch.nn.Module, # a causal LM

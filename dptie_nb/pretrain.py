@@ -13,9 +13,10 @@ import torch
 
 from .assets import load_config
 from .config import opt, versions
-from .corpus import DOCUMENTS, _now, default_corpus, file_sha256, load_tokens, tokenize_corpus, tokens_meta
-from .files import atomic_write_json
-from .lm import MINI_SHAPE, VOCAB_SIZE, _autocast, _quiet_build, cpu_bf16_support, gpt2_config, pretrain_optimizer
+from .corpus import DOCUMENTS, _now, default_corpus, load_tokens, tokenize_corpus, tokens_meta
+from .files import atomic_write_json, file_sha256
+from .lm import MINI_SHAPE, VOCAB_SIZE, _autocast, _quiet_build, gpt2_config, pretrain_optimizer
+from .model import cpu_bf16_support
 from .lm import heldout_loss, heldout_starts, lr_at, train_batch, window_loss
 from .lm import find_pretrain_checkpoint, load_pretrain_checkpoint, save_pretrain_checkpoint
 from .model import param_counts

@@ -19,7 +19,7 @@ from traitlets.config import Config
 
 from .assets import shown_path
 from .config import STUDY
-from .definitions import MAIN_PRESET, MODE_LABELS, check_preset, load_presets, preset_dir
+from .definitions import MAIN_PRESET, MODE_LABELS, check_preset, load_presets, preset_dir, preset_from_args, preset_options
 from .runner import run_notebook
 from .figures import fig_png
 from .findings import RATIO_PAIRS, gap_differences, pair_ratios, paper_slowdown, cell_text, ci_text, comparison_verdict, num, pct, signed, values_text, verdict
@@ -483,17 +483,13 @@ def answer_lines(md:str) -> list[str]:
 def main(argv=None):
     "`dptie report`: render the report from the runs, the benchmark and the seed paper's numbers."
     ap = argparse.ArgumentParser(prog="dptie report", description=render_report.__doc__)
-    ap.add_argument("--preset", default=MAIN_PRESET, help=f"the preset whose study to report (a name of nbs/study/presets.toml; default: {MAIN_PRESET}): its folder is reports/PRESET")
-    ap.add_argument("--out", default=None, help="report.html, report.md and figures/ go here (default: reports/PRESET)")
+    preset_options(ap, "whose study to report", "report.html, report.md and figures/ go here")
     ap.add_argument("--runs", default=None, help="folder of the runs (default: OUT/runs)")
     ap.add_argument("--bench", default=None, help="the benchmark JSON (default: reports/bench/bench.json, the engine "
                                                   "benchmark every preset shares; may be missing)")
     ap.add_argument("--paper", default=None, help="seed-paper.json (default: $DPTIE_ASSETS/../reference/seed-paper.json)")
-    ap.add_argument("--presets", default=None, help="another presets TOML file, whose PRESET's gates, primary and appendix apply "
-                                                    "(default: nbs/study/presets.toml)")
     a = ap.parse_args(argv)
-    preset = check_preset(a.preset, load_presets(a.presets))  # a typo is refused before anything is made
-    out = Path(a.out or preset_dir(a.preset))
+    _, preset, out = preset_from_args(a)   # its gates, primary and appendix apply
     appendix = None if a.runs else preset.get("appendix")  # a preset whose runs this report shows in an appendix (the pilot)
     runs_dir = Path(a.runs or out/"runs")
     runs, skipped = load_runs(runs_dir)

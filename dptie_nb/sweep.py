@@ -14,7 +14,7 @@ import papermill as pm
 from .files import atomic_write_json
 from .assets import AssetNotFound, GLUE_TASKS, GLUE_TRAIN_ROWS, assets_root, find_asset, model_source, project_root
 from .config import NEUTRAL, STUDY, RunConfig, config_diff, defaults, parse_epsilon
-from .definitions import check_preset, load_presets, preset_dir
+from .definitions import check_preset, load_presets, preset_dir, preset_from_args, preset_options
 from .runner import run_notebook, stop_kernels
 
 # %% auto #0
@@ -112,7 +112,7 @@ def set_aside(path:Path) -> Path:
     return dest
 
 def run_progress(run_dir:Path) -> tuple[int, int]|None:
-    "(steps done, steps planned) of a run from its `metrics.json` as `train` rewrites it at each evaluation; None before it has one."
+    "(steps done, steps planned) of a run from its `metrics.json` as `train` rewrites it at each logged step; None before it has one."
     try: m = _read(run_dir/"metrics.json")
     except ValueError: return None
     if not isinstance(m, dict): return None
@@ -307,15 +307,12 @@ def run_sweep(preset:str, # preset name
 def main(argv=None):
     "`dptie sweep`: run a preset's grid of experiment notebooks."
     ap = argparse.ArgumentParser(prog="dptie sweep", description=run_sweep.__doc__)
-    ap.add_argument("--preset", required=True, help="preset name from nbs/study/presets.toml (see --list)")
+    preset_options(ap, "to run (see --list)", "results go to OUT/runs/<run-id>/", required=True)
     ap.add_argument("--jobs", type=int, default=1, help="notebooks run at the same time")
-    ap.add_argument("--out", default=None, help="results go to OUT/runs/<run-id>/ (default: reports/PRESET)")
     ap.add_argument("--only", default=None, help="run only the runs whose name contains this")
-    ap.add_argument("--presets", default=None, help="another presets TOML file")
     ap.add_argument("--list", action="store_true", help=f"list the preset's runs and their status ({', '.join(STATUS)}), run nothing")
     a = ap.parse_args(argv)
-    presets, a.out = load_presets(a.presets), a.out or preset_dir(a.preset)
-    check_preset(a.preset, presets)  # a typo is refused before anything is made
+    presets, _, a.out = preset_from_args(a)
 
     if a.list:
         st = [(run_status(Path(a.out)/"runs"/c.run_id(), c), c.run_id()) for c in expand(a.preset, presets)]

@@ -13,7 +13,7 @@ import torch
 
 from .accountant import PrivacyLedger, check_delta_for, paper_delta
 from .assets import _WEIGHT_FILES, GLUE_TASKS, assets_root, load_config, load_tokenizer, model_source, project_root, shown_path
-from .files import atomic_write_json, jsonable
+from .files import atomic_write_json, file_sha256, git_state, jsonable
 from .data import (EncodedTask, PoissonSampler, ShuffledSampler, collate, encode_prompt, get_task, holdout_split,
                            label_token_ids, load_task, poisson_plan)
 from .distributed import all_gather_objects, check_same, gather_lists, init_from_env, shard, shutdown, torchrun_cmd, world
@@ -26,13 +26,13 @@ from .corpus import split_documents
 
 # %% auto #0
 __all__ = ['DIAGNOSTICS', 'TRAIN_DIAGNOSTICS', 'PROBE_TRAINS', 'EVAL_FIELDS', 'CHECKPOINT_FORMAT', 'WARM_FIELDS', 'WARM_CORPUS',
-           'WARM_FORMAT', 'environment', 'git_state', 'file_sha256', 'provenance', 'params_sha256', 'peak_memory_mb',
-           'privacy_scope', 'threshold_acc', 'make_model', 'freeze_for_probe', 'auroc', 'dev_metrics', 'pack_bits',
-           'evaluate', 'clip_only_eps', 'make_optimizer', 'save_checkpoint', 'load_checkpoint', 'run_noise_key',
-           'refuse_finished', 'lr_at', 'noise_walk', 'last_hidden_norms', 'format_loss', 'warm_prompts', 'warm_key',
-           'warm_start', 'train', 'norm_split', 'initial_embedding', 'head_drift', 'head_shift', 'step0_baseline',
-           'record_baselines', 'train_args', 'train_parser', 'config_from_run', 'compare_runs', 'main', 'launch_train',
-           'template_values', 'run_template', 'run_main']
+           'WARM_FORMAT', 'environment', 'provenance', 'params_sha256', 'peak_memory_mb', 'privacy_scope',
+           'threshold_acc', 'make_model', 'freeze_for_probe', 'auroc', 'dev_metrics', 'pack_bits', 'evaluate',
+           'clip_only_eps', 'make_optimizer', 'save_checkpoint', 'load_checkpoint', 'run_noise_key', 'refuse_finished',
+           'lr_at', 'noise_walk', 'last_hidden_norms', 'format_loss', 'warm_prompts', 'warm_key', 'warm_start', 'train',
+           'norm_split', 'initial_embedding', 'head_drift', 'head_shift', 'step0_baseline', 'record_baselines',
+           'train_args', 'train_parser', 'config_from_run', 'compare_runs', 'main', 'launch_train', 'template_values',
+           'run_template', 'run_main']
 
 # %% ../nbs/07_train.ipynb #7312b362
 from .config import (BASELINE_KEYS, CHOICES, ENGINES, OPTIMIZERS, TEMPLATE_EXTRA, RunConfig, baseline_key, defaults, field_help,
@@ -44,23 +44,6 @@ def environment(device:str="cpu") -> dict:
     env = dict(versions(), platform=platform.platform(), cpu_count=os.cpu_count(), torch_threads=torch.get_num_threads(), device=device)
     if device.startswith("cuda") and torch.cuda.is_available(): env["gpu"] = torch.cuda.get_device_name()
     return env
-
-def git_state(root:Path|None) -> dict|None:
-    "The commit of the project's clone and whether tracked files differ from it (None outside a git clone)"
-    if root is None: return None
-    def git(*a):
-        r = subprocess.run(["git", "-C", str(root), *a], capture_output=True, text=True, timeout=30)
-        return r.stdout.strip() if r.returncode == 0 else None
-    commit = git("rev-parse", "HEAD")
-    return None if commit is None else dict(commit=commit, dirty=bool(git("status", "--porcelain", "--untracked-files=no")))
-
-def file_sha256(path:Path) -> str:
-    "sha256 of a file's bytes"
-    import hashlib
-    h = hashlib.sha256()
-    with open(path, "rb") as f:
-        for b in iter(lambda: f.read(1 << 20), b""): h.update(b)
-    return h.hexdigest()
 
 def provenance(cfg:RunConfig) -> dict:
     "What a run was made from: the code's git commit (and whether it had changes), the sha256 of the model's weights and of the task's data files"
@@ -609,7 +592,8 @@ def train(cfg:RunConfig, # the run
                 row = _log(r, step, row, at_eval or last)
                 eps = row.get(f"eps_{cfg.accountant}", eps)  # the calibrating accountant's ε (PRV: at evaluations, the last one)
                 bar.set_postfix(loss=f"{row.get('loss') or float('nan'):.3f}", **({f"eps_{cfg.accountant}": f"{eps:.2f}"} if cfg.private and eps is not None else {}))
-            if at_eval or last: _evaluate(r, step + 1, last); write()
+            if at_eval or last: _evaluate(r, step + 1, last)
+            if at_eval or last or (step + 1) % log_k == 0: write()   # each logged step too: a sweep's progress line reads it
             if r.ck is not None and r.rank == 0 and (step + 1) % cfg.checkpoint_every == 0 and not last:
                 save_checkpoint(r.ck, step + 1, r.model, _private_state(r), r.m, r.step_times)
             bar.update(1)
