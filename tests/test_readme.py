@@ -22,3 +22,16 @@ def test_readme_is_generated_from_index():
     text = render()
     assert (ROOT/"README.md").read_text() == text, f"{first_difference((ROOT/'README.md').read_text(), text)}: run python tools/readme.py"
     assert len(text.splitlines()) <= 200, len(text.splitlines())
+
+def test_worked_examples_cite_their_committed_runs():
+    "Each committed run the experiment template's introduction cites exists, and the accuracy it quotes is that run's (issue 36, item 8)"
+    import json
+    nb = json.loads((ROOT/"nbs"/"study"/"experiment.ipynb").read_text())
+    intro = "".join("".join(c["source"]) for c in nb["cells"] if c["cell_type"] == "markdown")
+    for para in intro.split("\n\n"):
+        runs = re.findall(r"`(reports/[^`]+?/runs/[^`/]+)(?:/metrics\.json)?/?`", para)
+        for run in runs:
+            m = json.loads((ROOT/run/"metrics.json").read_text())
+            acc = f"{100 * m['final']['dev_acc']:.1f}%"
+            assert acc in para, f"the template cites {run}, whose dev accuracy is {acc}, but says: {para[:300]}"
+        assert runs or not re.search(r"\d+\.\d%", para), f"an accuracy with no committed run cited: {para[:300]}"
