@@ -13,7 +13,7 @@ import papermill as pm
 
 from .files import atomic_write_json
 from .assets import AssetNotFound, GLUE_TASKS, GLUE_TRAIN_ROWS, assets_root, find_asset, model_source, project_root
-from .config import NEUTRAL, STUDY, RunConfig, config_diff, defaults, parse_epsilon
+from .config import LEGACY, NEUTRAL, STUDY, RunConfig, config_diff, defaults, parse_epsilon
 from .definitions import check_preset, load_presets, preset_dir, preset_from_args, preset_options
 from .runner import run_notebook, stop_kernels
 
@@ -164,12 +164,18 @@ def check_assets(cfgs:list) -> None:
         if missing: raise AssetNotFound(f"task {task!r}: {', '.join(missing)} not found in DPTIE_ASSETS={str(root)!r}")
 
 # %% ../nbs/08_sweep.ipynb #53f7dcc4
+def _rate_key(model, private, scope, precision, restrict) -> tuple:
+    "What a run's cost per example depends on: the model, privacy, scope, precision (bf16 is emulated on some CPUs) and loss (the full vocabulary's head costs more)"
+    return (model, bool(private), scope or "full", precision or "float32", bool(restrict))
+
 def _rate_of(m:dict) -> tuple|None:
-    "(model, private, train_scope, core-seconds per example seen) of a finished run's metrics, or None"
+    "(`_rate_key`, core-seconds per example seen) of a finished run's metrics, or None; a setting the run predates is what it ran with (`LEGACY`)"
     c, f, d = m.get("config") or {}, m.get("final") or {}, (m.get("data") or {}).get("train") or {}
     t, rows, ep = f.get("train_time_s"), d.get("rows_used"), c.get("epochs")
     if m.get("status") != "ok" or not (t and rows and ep): return None
-    return (c.get("model"), c.get("epsilon") is not None, c.get("train_scope", "full"), t * max(1, c.get("num_threads") or 1) / (ep * rows))
+    s = {**defaults(), **LEGACY, **c}
+    key = _rate_key(s["model"], s["epsilon"] is not None, s["train_scope"], s["precision"], s["restrict_loss"])
+    return key, t * max(1, c.get("num_threads") or 1) / (ep * rows)
 
 def plan_estimate(todo:list, # the runs to make (RunConfigs)
                   reports:str|Path|None=None, # where committed runs are read from (default: the project's reports/)
@@ -180,17 +186,17 @@ def plan_estimate(todo:list, # the runs to make (RunConfigs)
     for f in reports.glob("*/runs/*/metrics.json"):
         try: r = _rate_of(json.loads(f.read_text()))
         except (OSError, ValueError): r = None
-        if r: rates.setdefault(r[:3], []).append(r[3])
+        if r: rates.setdefault(r[0], []).append(r[1])
     total, known = 0.0, 0
     for c in todo:
-        rs = rates.get((c.model, c.private, c.train_scope))
+        rs = rates.get(_rate_key(c.model, c.private, c.train_scope, c.precision, c.restrict_loss))
         n = (c.train_cap or GLUE_TRAIN_ROWS.get(c.task, 0)) - c.holdout
         if rs and n > 0: total += sorted(rs)[len(rs) // 2] * c.epochs * n; known += 1
     if not todo: return 0.0, "nothing to run"
-    if not known: return None, "not estimated: no committed run of the same model, privacy and scope to time them by"
+    if not known: return None, "not estimated: no committed run of the same model, privacy, scope, precision and loss to time them by"
     est = total / 3600 * len(todo) / known
-    return est, (f"estimated from the median core-seconds per example seen of committed runs of the same model, privacy and "
-                 f"scope ({known} of {len(todo)} runs have such a reference" + ("; the rest counted at their mean)" if known < len(todo) else ")"))
+    return est, (f"estimated from the median core-seconds per example seen of committed runs of the same model, privacy, "
+                 f"scope, precision and loss ({known} of {len(todo)} runs have such a reference" + ("; the rest counted at their mean)" if known < len(todo) else ")"))
 
 # %% ../nbs/08_sweep.ipynb #a9c94c01
 def _duration(s:float) -> str:
