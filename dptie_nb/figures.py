@@ -16,7 +16,7 @@ from .config import stored_config
 from .definitions import MODE_LABELS, MODE_ORDER
 from .results import (bench_groups, eps_key, eps_text, is_dp, run_epsilon, evals_frame, history_frame, mode_order, norms_table, paired_diffs, paper_gap_tests, MIN_INTERVAL_N,
                               paper_gaps, part_index, part_keys, part_label, parts_frame, summarise, task_key, chance_of, with_variants,
-                              comparisons, evaluate_gates, failed_gates, unclaimed)
+                              comparisons, evaluate_gates, failed_gates, unclaimed, unrun_gates)
 
 # %% auto #0
 __all__ = ['TYING_COLORS', 'PART_COLORS', 'MODE_COLORS', 'LEGEND_BELOW', 'ONE_CLASS_LABEL', 'BOTH_ONE_CLASS', 'NO_TIE_LINE',
@@ -277,7 +277,7 @@ def plot_primary(runs:pd.DataFrame, # runs from `load_runs`
     if not len(p): return None
     d, margin = p.iloc[0], float(C.attrs["margin"])
     seeds = _seed_diffs(runs, d.setting, d.arm, "acc")
-    bad = failed_gates(evaluate_gates(runs, presets))
+    G = evaluate_gates(runs, presets); bad, unrun = failed_gates(G), unrun_gates(G)
     T = paper_gap_tests(paper)
     T = T[(T.task == d.task) & (T.eps_label == d.eps_label)] if len(T) else T
     fig = _new_fig(6.4, 2.2 + 0.35 * len(T)); a = fig.subplots()
@@ -292,7 +292,8 @@ def plot_primary(runs:pd.DataFrame, # runs from `load_runs`
                    label="the paper's gap, 95% CI (Welch)" if i == 1 else None)
     a.set_yticks([0, *range(-1, -len(T) - 1, -1)], [f"ours: {d.model}", *[f"paper: {m}" for m in T.model]])
     a.set_ylim(-len(T) - 0.7, 0.7); a.set_xlabel(f"{d.arm} − tied, dev accuracy (points), {d.task} at {eps_text(d.eps_label)}")
-    state = f"uninformative: {len(bad)} gate{'s' * (len(bad) > 1)} failed" if bad else "all gates passed"
+    state = (f"uninformative so far: {len(bad) - len(unrun)} gate{'s' * (len(bad) - len(unrun) != 1)} failed, {len(unrun)} not run yet" if unrun else
+             f"uninformative: {len(bad)} gate{'s' * (len(bad) > 1)} failed" if bad else "all gates passed")
     a.set_title(f"The primary comparison ({state})", fontsize=10)
     a.legend(**LEGEND_BELOW, fontsize=8)
     return _save(fig, save)

@@ -15,7 +15,7 @@ from scipy import stats
 
 from .results import (MIN_INTERVAL_N, BENCH_COLUMNS, DIFF_COLUMNS, BY_HAND, is_dp, accountant_table, bench_status, chance_of,
                               comparisons, eps_key, eps_text, get_key, norms_table, paired_diffs, paper_gaps, paper_gap_tests, paper_memory, paper_steps,
-                              part_index, summarise, evaluate_gates, failed_gates, headroom, PRIMARY_EXTRA, CONTROL_EXTRA, unclaimed, with_variants, AT_CHANCE)
+                              part_index, summarise, evaluate_gates, failed_gates, gates_text, unrun_gates, headroom, PRIMARY_EXTRA, CONTROL_EXTRA, unclaimed, with_variants, AT_CHANCE)
 from .assets import GLUE_TRAIN_ROWS, project_root, shown_path
 from .config import CLIP_ONLY, eps_label
 from .definitions import MODE_LABELS, load_presets
@@ -172,6 +172,7 @@ PHRASES = {
     "ans.acc.below": "No evidence either way: the {arms} ended below the threshold-only baseline ({b:.1f}%: the step-0 model, only "
                      "its threshold moved), so DP taught it nothing a threshold does not.{paper}",
     "ans.acc.gates": "No evidence either way: {k} declared gate{k:pl} failed ({gates}).{paper}",
+    "ans.acc.gates_open": "No evidence either way yet: of the declared gates, {gates}.{paper}",
     "ans.acc.primary": "{arm} − tied = {diff:signed} points (95% CI {ci:ci}, {n} paired seeds): {verdict}.{paper}",
     "ans.privacy": "None from tying: both arms are clipped to C exactly and spent the same ε = {prv:vals} (PRV) at σ = {sigma:vals}.",
     "ans.privacy.none": "No private run, so nothing spent.",
@@ -672,8 +673,11 @@ def conclusion(runs:pd.DataFrame, bench:pd.DataFrame|None=None, paper:dict|None=
     trust, found, mech, regime, cost = [], [], [], [], []
     bad = failed_gates(G)
     if not len(G): trust.append(no_gates_sentence(runs, presets))
-    if bad: trust.append(f"**The comparison is uninformative**: {len(bad)} of its {len(G)} gates failed ({'; '.join(bad)}), so these runs cannot "
-                         "say whether tying pays under DP-SGD; what follows is what they measured, not an answer.")
+    if bad and unrun_gates(G):
+        trust.append(f"**The comparison is uninformative so far**: of its {len(G)} gates, {gates_text(G)}, so these runs cannot yet "
+                     "say whether tying pays under DP-SGD; what follows is what they measured, not an answer.")
+    elif bad: trust.append(f"**The comparison is uninformative**: {len(bad)} of its {len(G)} gates failed ({'; '.join(bad)}), so these runs cannot "
+                           "say whether tying pays under DP-SGD; what follows is what they measured, not an answer.")
     if len(G) and not bad: trust.append(f"All {len(G)} of its gates passed.")
     p = C[C.primary]
     found.append(primary_summary(runs, presets, C) if len(p) else "No primary comparison was declared for these runs (a preset's `primary`)."
@@ -759,9 +763,10 @@ def accuracy_answer(runs:pd.DataFrame, paper:dict|None=None, presets:dict|None=N
     base = say("ans.baseline", b=float(bl.median()), t=float(arms[arms.arm == "tied"].acc.mean()), u=float(arms[arms.arm == d.arm].acc.mean())) if len(bl) else ""
     if np.isfinite(a0) and np.isfinite(a1) and a1 - a0 < LEARNT_AUROC:
         return say("ans.acc.unmoved", a0=a0, a1=a1, rise=LEARNT_AUROC, base=base, paper=theirs)
-    bad = failed_gates(evaluate_gates(runs, presets))
+    G = evaluate_gates(runs, presets); bad = failed_gates(G)
     below = [a for a in ("tied", d.arm) if len(bl) and float(arms[arms.arm == a].acc.mean()) < float(bl.median())]
     if below: return say("ans.acc.below", arms=" and ".join(below) + (" arms" if len(below) > 1 else " arm"), b=float(bl.median()), paper=theirs)
+    if bad and unrun_gates(G): return say("ans.acc.gates_open", gates=gates_text(G), paper=theirs)
     if bad: return say("ans.acc.gates", k=len(bad), gates="; ".join(bad), paper=theirs)
     return say("ans.acc.primary", arm=d.arm[:1].upper() + d.arm[1:], diff=d["diff"], ci=(d.lo, d.hi), n=d.n, verdict=comparison_verdict(d, C.attrs["margin"], short=True), paper=theirs)
 

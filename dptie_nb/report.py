@@ -23,7 +23,7 @@ from .definitions import MAIN_PRESET, MODE_LABELS, check_preset, load_presets, p
 from .runner import run_notebook
 from .figures import fig_png
 from .findings import RATIO_PAIRS, gap_differences, pair_ratios, paper_slowdown, cell_text, ci_text, comparison_verdict, num, pct, signed, values_text, verdict
-from .results import (BASELINE_MODE, evaluate_gates, failed_gates, DIFF_COLUMNS, POINTS, bench_groups, bench_status, comparisons, eps_key, eps_label, mode_order,
+from .results import (BASELINE_MODE, NOT_RUN, evaluate_gates, failed_gates, gates_text, unrun_gates, DIFF_COLUMNS, POINTS, bench_groups, bench_status, comparisons, eps_key, eps_label, mode_order,
                               norms_table, paired_diffs, paper_gaps, paper_gap_tests, paper_memory,
                               part_keys, part_label, summarise, task_key, with_variants, load_runs, find_paper)
 
@@ -83,13 +83,13 @@ def eval_table(runs:pd.DataFrame) -> pd.DataFrame:
     return df.drop(columns="other") if (df["other"] == "").all() else df
 
 def _mechanism(runs:pd.DataFrame, key:tuple) -> dict:
-    "The cross term's largest per-example share (tied), and the head's drift and its logit noise, predicted → measured (untied), of one task, model, regime, arm, ε and variant (`runs` with their `variant`, from `with_variants`)."
+    "The cross term's largest per-example share (tied), and the head's drift and its margin shift h·(D_good − D_bad), D = H − E, in nats: the noise walk's prediction → the measured shift, signal and noise together (untied), of one task, model, regime, arm, ε and variant (`runs` with their `variant`, from `with_variants`)."
     g = runs[(runs.task == key[0]) & (runs.model == key[1]) & (runs.regime == key[2]) & (runs.arm == key[3]) & (runs.eps_label == key[4]) & (runs.variant == key[5])]
     cs, d = g.cross_share_max.max() if key[3] == "tied" else math.nan, g.head_drift.mean()
     pred, meas = (g[k].mean() if k in g else math.nan for k in ("noise_predicted", "margin_shift"))
     return {"largest cross share": pct(cs) if np.isfinite(cs) else "–",
             "‖H − E‖/‖E₀‖": f"{num(g.head_drift0.mean(), 2)} → {num(d, 2)}" if np.isfinite(d) else "–",
-            "margin noise, predicted → measured (nats)": f"{num(pred, 3)} → {num(meas, 3)}" if np.isfinite(meas) else "–"}
+            "head's margin shift, noise predicted → measured (nats)": f"{num(pred, 3)} → {num(meas, 3)}" if np.isfinite(meas) else "–"}
 
 def norms_summary(runs:pd.DataFrame) -> pd.DataFrame:
     "Section (d) as a table: each component's share of ‖g_i‖² in % [95% CI] per task, model, regime, arm and ε, the largest per-example cross share and the head's drift."
@@ -105,7 +105,7 @@ def norms_summary(runs:pd.DataFrame) -> pd.DataFrame:
                                   if k in g.index else "–")
         out.append(dict(row, **_mechanism(rv, (task, model, regime, arm, el, var))))
     df = pd.DataFrame(out)
-    optional = ("largest cross share", "‖H − E‖/‖E₀‖", "margin noise, predicted → measured (nats)", "other")  # shown where some run has them
+    optional = ("largest cross share", "‖H − E‖/‖E₀‖", "head's margin shift, noise predicted → measured (nats)", "other")  # shown where some run has them
     return df[[c for c in df if c not in optional or (df[c].replace("", "–") != "–").any()]]
 
 
@@ -179,8 +179,9 @@ def primary_table(runs:pd.DataFrame, # runs from `load_runs`
              "untied − tied [95% CI]": f"{signed(d['diff'])} [{ci_text(d.lo, d.hi)}]",
              "test": f"paired t: raw p {_p_text(d.p)}; TOST ±{C.attrs['margin']:g}: raw p {_p_text(d.tost_p)} (declared primary: not corrected)",
              "verdict": comparison_verdict(d, C.attrs["margin"], short=True)}]
-    bad = failed_gates(evaluate_gates(runs, presets))
-    if bad: rows[0]["verdict"] = f"uninformative: {len(bad)} gate{'s' * (len(bad) > 1)} failed ({'; '.join(bad)})"
+    G = evaluate_gates(runs, presets); bad = failed_gates(G)
+    if bad: rows[0]["verdict"] = (f"uninformative so far: {gates_text(G)}" if unrun_gates(G) else
+                                  f"uninformative: {len(bad)} gate{'s' * (len(bad) > 1)} failed ({'; '.join(bad)})")
     T = paper_gap_tests(paper)
     for _, r in (T[(T.task == d.task) & (T.eps_label == d.eps_label)] if len(T) else T).iterrows():
         rows.append({"": "paper", "model": r.model, "seeds": f"{r.n} an arm", "tied": f"{_fmt_acc(r.tied, r.sd_tied)} (SD)",
@@ -226,7 +227,7 @@ def gates_table(runs:pd.DataFrame, # runs from `load_runs`
     G = evaluate_gates(runs, presets) if len(runs) else pd.DataFrame()
     if not len(G): return pd.DataFrame()
     return pd.DataFrame({"gate": G.gate, "rule": G.rule, "observed": G.observed,
-                         "result": ["passed" if ok else "FAILED" for ok in G.passed], "why": G.note.replace("", "–")})
+                         "result": ["passed" if ok else "not run" if n == NOT_RUN else "FAILED" for ok, n in zip(G.passed, G.note)], "why": G.note.replace("", "–")})
 
 # %% ../nbs/09c_report.ipynb #086b1075
 def _count(v, default:int) -> int:

@@ -21,17 +21,17 @@ from .definitions import MODE_ORDER, load_presets
 __all__ = ['TASK_ORDER', 'SPENT_RTOL', 'NONPRIVATE_IGNORED', 'TIED_NORM_ARMS', 'PARTS', 'TOTAL_KEYS', 'RUN_COLUMNS', 'BELOW_ACC',
            'POINTS', 'MIN_INTERVAL_N', 'PANEL_KEYS', 'SUMMARY_COLUMNS', 'DIFF_COLUMNS', 'EQUIV_MARGIN', 'PRIMARY_EXTRA',
            'CONTROL_EXTRA', 'COMPARISON_COLUMNS', 'GATE_RULES', 'GATE_MODIFIERS', 'GAIN_METRICS', 'GATE_WORDS',
-           'GATES_COLUMNS', 'AT_CHANCE', 'HEADROOM_COLUMNS', 'EVALS_COLUMNS', 'BASELINE_MODE', 'BENCH_COLUMNS',
-           'NORMS_COLUMNS', 'BY_HAND', 'ACCOUNTANT_COLUMNS', 'task_key', 'eps_key', 'is_dp', 'eps_text',
-           'spent_epsilon', 'run_epsilon', 'arm_of', 'setting_of', 'part_index', 'part_keys', 'part_label', 'run_parts',
-           'part_shares', 'MissingKey', 'get_key', 'chance_of', 'eval_fields', 'predicts_one_class', 'unpack_bits',
-           'head_fields', 'mechanism_fields', 'run_row', 'claims_nothing', 'unclaimed', 'load_runs', 'with_baselines',
-           't_interval', 'with_variants', 'summarise', 'paired_diffs', 'holm', 'tost', 'mde', 'mcnemar',
-           'check_primary', 'primary_of', 'check_control', 'control_of', 'code_check', 'comparisons', 'check_gates',
-           'select_runs', 'preset_of', 'gate_base', 'presets_or_default', 'evaluate_gates', 'failed_gates',
-           'probe_accuracy', 'headroom', 'history_frame', 'parts_frame', 'evals_frame', 'mode_order', 'bench_status',
-           'load_bench', 'bench_groups', 'find_paper', 'load_paper', 'paper_gaps', 'paper_gap_tests', 'paper_steps',
-           'paper_memory', 'norms_table', 'accountant_table']
+           'GATES_COLUMNS', 'AT_CHANCE', 'NOT_RUN', 'HEADROOM_COLUMNS', 'EVALS_COLUMNS', 'BASELINE_MODE',
+           'BENCH_COLUMNS', 'NORMS_COLUMNS', 'BY_HAND', 'ACCOUNTANT_COLUMNS', 'task_key', 'eps_key', 'is_dp',
+           'eps_text', 'spent_epsilon', 'run_epsilon', 'arm_of', 'setting_of', 'part_index', 'part_keys', 'part_label',
+           'run_parts', 'part_shares', 'MissingKey', 'get_key', 'chance_of', 'eval_fields', 'predicts_one_class',
+           'unpack_bits', 'head_fields', 'mechanism_fields', 'run_row', 'claims_nothing', 'unclaimed', 'load_runs',
+           'with_baselines', 't_interval', 'with_variants', 'summarise', 'paired_diffs', 'holm', 'tost', 'mde',
+           'mcnemar', 'check_primary', 'primary_of', 'check_control', 'control_of', 'code_check', 'comparisons',
+           'check_gates', 'select_runs', 'preset_of', 'gate_base', 'presets_or_default', 'evaluate_gates',
+           'failed_gates', 'unrun_gates', 'gates_text', 'probe_accuracy', 'headroom', 'history_frame', 'parts_frame',
+           'evals_frame', 'mode_order', 'bench_status', 'load_bench', 'bench_groups', 'find_paper', 'load_paper',
+           'paper_gaps', 'paper_gap_tests', 'paper_steps', 'paper_memory', 'norms_table', 'accountant_table']
 
 # %% ../nbs/09_results.ipynb #ba47babc
 TASK_ORDER = ("sst2", "qnli", "qqp")
@@ -780,7 +780,7 @@ def _judge(g:dict, base:dict, runs:pd.DataFrame) -> dict:
             + ([f"each arm's mean AUROC ≥ {g['min_auroc']:g}"] if "min_auroc" in g else []) + ([_gain_rule(g)] if "gain_over" in g else [])
     row = dict(gate=g["gate"], rule=f"{_where(g['match'])}: " + "; ".join(crit), observed="–", passed=False, note="")
     arms = _arms(select_runs(runs, sel), tuple(sel))
-    if not arms: return dict(row, note="not run: no run matches")
+    if not arms: return dict(row, note=NOT_RUN)
     obs, fails = [], []
     ref = select_runs(runs, {**sel, **g["beats"]}) if "beats" in g else None
     best = max(float(x.acc.mean()) for _, x in ref.groupby("setting")) if ref is not None and len(ref) else math.nan  # the best-tuned reference
@@ -836,9 +836,24 @@ def evaluate_gates(runs:pd.DataFrame, # runs from `load_runs`
     G.attrs.update(preset=name, base=base)
     return G
 
+NOT_RUN = "not run: no run matches"  # a gate none of whose runs has landed: not passed, and not a measured failure either
+
 def failed_gates(G:pd.DataFrame) -> list[str]:
-    "The names of the gates that failed."
+    "The names of the gates that did not pass: measured failures and gates with no run yet (neither lets a comparison inform)"
     return [g for g, ok in zip(G.gate, G.passed) if not ok] if len(G) else []
+
+def unrun_gates(G:pd.DataFrame) -> list[str]:
+    "The names of the gates that did not pass because no run matches them yet"
+    return [g for g, ok, n in zip(G.gate, G.passed, G.note) if not ok and n == NOT_RUN] if len(G) else []
+
+def gates_text(G:pd.DataFrame) -> str:
+    "The gates that did not pass in words: 'k gate(s) failed (names)', then how many have no runs yet (names)"
+    bad, unrun = failed_gates(G), unrun_gates(G)
+    measured = [g for g in bad if g not in unrun]
+    pl = lambda n, w: f"{n} gate{'s' * (n > 1)} {w}"
+    parts = ([f"{pl(len(measured), 'failed')} ({'; '.join(measured)})"] if measured else []) + \
+            ([f"{pl(len(unrun), 'had no run yet') if not measured else f'{len(unrun)} had no run yet'} ({'; '.join(unrun)})"] if unrun else [])
+    return " and ".join(parts)
 
 def probe_accuracy(model:str, # a run's model name
                    regime:str="pretrained", # the runs' regime: "random" reads the probe of the architecture at random init
