@@ -19,8 +19,8 @@ from .accountant import PrivacyLedger
 from .sampling import PoissonSampler
 
 # %% auto #0
-__all__ = ['VERIFY_EXAMPLES', 'CHECK_RATE', 'LATER_SINGLES', 'STATE_KEY', 'NOISE_CHUNK', 'Mechanism', 'DPOptimizer',
-           'noise_key_for', 'stream_seed']
+__all__ = ['VERIFY_EXAMPLES', 'CHECK_RATE', 'LATER_SINGLES', 'STATE_KEY', 'LOSS_SCALE_FLOOR', 'NOISE_CHUNK', 'Mechanism',
+           'DPOptimizer', 'noise_key_for', 'stream_seed']
 
 # %% ../nbs/05_dpoptim.ipynb #eec52cf7
 @dataclass(frozen=True)
@@ -206,6 +206,8 @@ def _locality_rtol(dt:torch.dtype) -> float:
     "Tolerance of the loss-locality check for losses of dtype `dt` (a smaller batch may round differently)"
     return 1e-8 if dt == torch.float64 else 1e-4 if dt == torch.float32 else 2e-2
 
+LOSS_SCALE_FLOOR = 1.0  # a loss below this is compared on this scale: its rounding comes from the terms that form it (logits, a logsumexp over the vocabulary), not from its own size
+
 @patch
 def _checkable(self:DPOptimizer, losses) -> bool:
     "Whether this micro-batch could be checked: checks on, and two or more examples (one example cannot mix)"
@@ -309,7 +311,7 @@ def _check_locality(self:DPOptimizer, losses:Tensor, recompute, first:bool):
                            "nn.Dropout at p = 0: it draws random numbers some other way (a functional dropout?), so "
                            "the locality check cannot compare. Make its randomness a Dropout module, or train in eval mode")
         alone = torch.cat([run(np.array([i])) for i in solo])
-    err = float(((full[solo] - alone).abs() / full[solo].abs().clamp_min(1e-12)).max())
+    err = float(((full[solo] - alone).abs() / full[solo].abs().clamp_min(LOSS_SCALE_FLOOR)).max())   # relative, absolute below the floor
     if err > rtol:
         raise RuntimeError(f"an example's loss changes when it is computed without the rest of its micro-batch (relative change "
                            f"{err:.2g} > {rtol:.0e}, in the model's {'training' if model.training else 'eval'} mode): the loss "
