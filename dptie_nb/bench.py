@@ -884,9 +884,10 @@ def side_by_side(root_a:str|Path, root_b:str|Path, # two checkouts (e.g. git wor
                              a_range=a and a["examples_per_s_range"], b_range=b and b["examples_per_s_range"],
                              b_over_a=a and b and b["examples_per_s"] / a["examples_per_s"], same_batches=len({tuple(x) for x in dg}) == 1,
                              a_precision=prec["A"], b_precision=prec["B"]))
-    res = dict(kind="side_by_side", settings=settings, roots=[dict(side=x, root=str(r), code=git_state(r)) for x, r in zip("AB", roots)],
+    code = {r: git_state(r) for r in roots}   # one git call per checkout, for the record and its label
+    res = dict(kind="side_by_side", settings=settings, roots=[dict(side=x, root=str(r), code=code[r]) for x, r in zip("AB", roots)],
                machine=dict(before=m0, after=_machine()), comparison=rows, summaries=sm, records=recs) | versions()
-    labels = {r: "." if r == Path(project_root()).resolve() else f"<checkout {x}: {((git_state(r) or {}).get('commit') or '?')[:8]}>"
+    labels = {r: "." if r == Path(project_root()).resolve() else f"<checkout {x}: {((code[r] or {}).get('commit') or '?')[:8]}>"
               for x, r in zip("AB", roots)}
     res = _portable(res, {project_root(): ".", **labels})
     atomic_write_json(out/"side_by_side.json", res)

@@ -484,14 +484,22 @@ def noise_walk(cfg:RunConfig, # the run
     return walk if cfg.optimizer in ("adam", "adamw") else walk * sigma * cfg.max_grad_norm / batch / (1 - cfg.momentum)
 
 @torch.no_grad()
+def _last_hidden(model, data, idx, batch_size:int, device:str) -> torch.Tensor:
+    "h at the last prompt position of the examples `idx` of a split, float64, dropout off"
+    was, hs = model.training, []
+    model.eval()
+    try:
+        for s in range(0, len(idx), batch_size):
+            b = _to(collate(data, idx[s:s + batch_size]), device)
+            h = hidden_states(model, b["input_ids"], b["attention_mask"])
+            hs.append(h[torch.arange(len(h)), b["attention_mask"].sum(1) - 1].double())
+    finally: model.train(was)
+    return torch.cat(hs)
+
 def last_hidden_norms(model, data, n:int=64, device:str="cpu") -> np.ndarray:
     "‖h‖ at the last prompt position of the first `n` examples of a split (float32, dropout off): what the LM head's rows are dotted with"
-    was = model.training; model.eval()
-    try:
-        b = _to(collate(data, np.arange(min(n, len(data)))), device)
-        h = hidden_states(model, b["input_ids"], b["attention_mask"])
-        return torch.linalg.vector_norm(h[torch.arange(len(h)), b["attention_mask"].sum(1) - 1].double(), dim=1).cpu().numpy()
-    finally: model.train(was)
+    idx = np.arange(min(n, len(data)))
+    return torch.linalg.vector_norm(_last_hidden(model, data, idx, max(1, len(idx)), device), dim=1).cpu().numpy()   # one batch, as before
 
 # %% ../nbs/07_train.ipynb #b6745aad
 def format_loss(logits:torch.Tensor, # [B, V] vocabulary logits at the prompt's last position
@@ -668,19 +676,6 @@ def head_drift(model, e0:torch.Tensor) -> float:
     if H.shape != E.shape or e0.shape != E.shape:
         raise ValueError(f"head {tuple(H.shape)}, embedding {tuple(E.shape)} and E₀ {tuple(e0.shape)} must have one shape")
     return float(torch.linalg.vector_norm(H - E.to(H.device), dtype=torch.float64) / torch.linalg.vector_norm(e0, dtype=torch.float64))
-
-@torch.no_grad()
-def _last_hidden(model, data, idx, batch_size:int, device:str) -> torch.Tensor:
-    "h at the last prompt position of the examples `idx` of a split, float64, dropout off"
-    was, hs = model.training, []
-    model.eval()
-    try:
-        for s in range(0, len(idx), batch_size):
-            b = _to(collate(data, idx[s:s + batch_size]), device)
-            h = hidden_states(model, b["input_ids"], b["attention_mask"])
-            hs.append(h[torch.arange(len(h)), b["attention_mask"].sum(1) - 1].double())
-    finally: model.train(was)
-    return torch.cat(hs)
 
 @torch.no_grad()
 def head_shift(model, e0:torch.Tensor, data, n:int=256, batch_size:int=64, device:str="cpu") -> dict:
