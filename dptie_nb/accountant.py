@@ -104,6 +104,7 @@ def _prv_epsilon(segments:tuple, delta:float, eps_rdp:float) -> float:
     except PRV_FAILURES: return math.inf
     return math.inf if math.isnan(e) else e
 
+# %% ../nbs/03_accountant.ipynb #176866b1
 @lru_cache(maxsize=1024)
 def _rdp_step(sigma:float, q:float) -> np.ndarray:
     "One step's RDP at each order of `RDP_ALPHAS` (cached: a ledger's segments change only in their step counts)"
@@ -122,7 +123,6 @@ def _eps_segments(segments:tuple, delta:float, method:str) -> float:
     if not math.isfinite(eps_rdp): return eps_rdp  # σ so small that RDP overflows: PRV's grid would be astronomically large
     return min(_prv_epsilon(segments, delta, eps_rdp), eps_rdp)
 
-
 # %% ../nbs/03_accountant.ipynb #d07fdb1f
 def epsilon(noise_multiplier:float, # σ: noise std over the clipping norm, > 0
             sample_rate:float, # q: Poisson sampling probability, in (0, 1]
@@ -140,6 +140,7 @@ def epsilon(noise_multiplier:float, # σ: noise std over the clipping norm, > 0
 SIGMA_MIN, SIGMA_MAX = 0.1, 100.0 # calibration range for σ
 CALIBRATION_RTOL = 0.005          # stop when ε(σ) is within 0.5% below the target
 
+# %% ../nbs/03_accountant.ipynb #158d2eda
 def _calibrate(f, target, sigma0, describe, factor=2.0):
     "Smallest σ (to CALIBRATION_RTOL in ε) with f(σ) <= target, by bracketing and bisection"
     s, e, step = sigma0, f(sigma0), factor                 # the step grows (factor, factor², factor⁴, ...)

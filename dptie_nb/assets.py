@@ -124,7 +124,7 @@ def project_models() -> Path | None:
     p = project_root() and project_root()/"reports"/"models"
     return p if p and p.is_dir() else None
 
-
+# %% ../nbs/00_assets.ipynb #4933c1c7
 def find_asset(kind:str, # "tokenizer", "config" or "model"
                name:str, # e.g. "gpt2", "distilgpt2", "dptie-mini"
                path:str|Path|None=None, # an explicit folder, tried first
@@ -230,6 +230,7 @@ def read_glue_tsv(fn:str|Path, # a GLUE-style TSV with a header row
     if len(df) == 0: raise ValueError(f"{fn} has a header but no examples")
     return df[list(need)].rename(columns={GLUE_LABEL[task]: "label"})
 
+# %% ../nbs/00_assets.ipynb #7c498602
 def load_glue(task:str, # "sst2", "qnli" or "qqp"
               split:str="train", # "train" or "dev"
               path=None, # an explicit TSV file

@@ -69,6 +69,7 @@ def opt(default, help:str):
     "A RunConfig field: its default and its one-line help (for `dptie train --help` and the template)"
     return field(default=default, metadata=dict(help=help))
 
+# %% ../nbs/00b_config.ipynb #51e454c0
 @dataclass
 class RunConfig:
     "Everything that defines one run of the study."
@@ -269,6 +270,7 @@ def parameters_cell(path:str|Path) -> str:
 
 _KERNEL_NAMES = {"In", "Out", "exit", "quit", "get_ipython", "open"}  # what IPython puts in a kernel's globals
 
+# %% ../nbs/00b_config.ipynb #11cd3bed
 def run_settings(ns:dict, # a template's globals
                  extra:tuple=tuple(TEMPLATE_EXTRA), # the template's names that are not run settings
                 ) -> dict:

@@ -113,6 +113,7 @@ def label_token_ids(tok, spec:TaskSpec) -> torch.Tensor:
         if len(i) != 1: raise ValueError(f"label word {w!r} of {spec.name} is {len(i)} tokens for this tokenizer; it must be one")
     return torch.tensor([i[0] for i in ids])
 
+# %% ../nbs/01_data.ipynb #641a6ebb
 def load_task(task:str, # "sst2", "qnli" or "qqp"
               split:str="train", # "train" or "dev"
               tok=None, # a tokenizer (default: GPT-2's from the assets)

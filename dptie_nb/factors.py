@@ -113,6 +113,7 @@ def row_norms(L, R) -> tuple[Tensor, Tensor]:
     norm = lambda t: torch.linalg.vector_norm(t, dim=-1, dtype=acc_dtype(t.dtype)).to(dt)
     return (norm(L) if L.is_floating_point() else torch.ones(L.shape, dtype=dt, device=L.device)), norm(R)
 
+# %% ../nbs/03a_factors.ipynb #57ff8e6d
 def factor_bound(L, R) -> Tensor:
     "Per-example `Σ_t ‖L_t‖·‖R_t‖`, an upper bound on `‖L_iᵀ R_i‖` (triangle inequality), [B], float64"
     a, b = row_norms(L, R)
@@ -140,7 +141,6 @@ def factor_inner(La, Ra, Lb, Rb, dtype:torch.dtype|None=None,
             wl.append((b[:, :, None] * b2[:, None, :] * gl.to(acc).abs()).sum((1, 2)))
     cat = lambda xs: torch.cat(xs) if xs else Ra.new_zeros(0, dtype=acc)
     return cat(out) if norms is None else (cat(out), cat(wr), cat(wl))
-
 
 # %% ../nbs/03a_factors.ipynb #fa33a006
 def factor_grad(L, R, m:int, dtype=None) -> Tensor:
@@ -171,6 +171,7 @@ def onehot_rows(L, R, c:Tensor) -> tuple[Tensor, Tensor]:
         out.index_add_(0, inv[s:e].reshape(-1), (R[s:e].to(acc) * cd[s:e]).reshape(-1,n))
     return rows, out
 
+# %% ../nbs/03a_factors.ipynb #80a7fbbe
 def factor_sum(L, R, c:Tensor, m:int, dtype:torch.dtype|None=None) -> Tensor:
     "Clipped sum `Σ_i c_i L_iᵀ R_i`, [m,n]: matmuls in `dtype` (default `sum_dtype`), a float64 `index_add_` for a one-hot `L`"
     B,T,n = R.shape
@@ -193,7 +194,6 @@ def factor_sum(L, R, c:Tensor, m:int, dtype:torch.dtype|None=None) -> Tensor:
     rows, part = onehot_rows(L, R, c)            # one row gets T_i terms that may cancel: accumulate in float64
     out = R.new_zeros(m, n, dtype=part.dtype).index_copy_(0, rows, part)
     return out if dtype is None else out.to(dtype)
-
 
 # %% ../nbs/03a_factors.ipynb #fa000005
 STAT_KEYS = ('embed_in', 'embed_out', 'embed_cross', 'other')
@@ -232,6 +232,7 @@ def _block_parts(blocks:list, dtype:torch.dtype|None=None, norms:list|None=None)
             parts[k] = parts[k] + v if k in parts else v
     return parts, ws
 
+# %% ../nbs/03a_factors.ipynb #0db807bb
 def _ghost_parts(p, us, dtype:torch.dtype|None=None):
     "Squared-norm parts by pair of labels from Gram matrices (products in `dtype`, default float64); the factor blocks; each block's triangle bound [B]; each block pair's (W^R, W^L)"
     groups = {}

@@ -96,6 +96,7 @@ def build_model(spec, # a name (`gpt2`, `dptie-mini`), Hub id, folder, or `trans
         warnings.warn(msg); print(f"dptie: {msg}")
     return model
 
+# %% ../nbs/02_model.ipynb #710a4ae3
 def _head_missing(folder) -> bool:
     "Whether a saved checkpoint lacks a separate LM-head tensor (it was saved tied)."
     from safetensors import safe_open

@@ -19,6 +19,7 @@ class _Draws:
     "What a sampler has handed out: the next step it may draw, how many batches, the last one (mutable, inside a frozen sampler)"
     def __init__(self): self.next, self.count, self.last, self.restored = 0, 0, None, False
 
+# %% ../nbs/02a_sampling.ipynb #b54c3ed1
 @dataclass(frozen=True)
 class PoissonSampler:
     "Poisson-subsampled batches: each of `n` examples joins step k's batch with probability `q`, seeded by (seed, k) or secure; every step drawn once."
@@ -88,6 +89,7 @@ class PoissonSampler:
         d = self._draws
         d.next, d.count, d.last, d.restored = int(sd["next"]), int(sd["count"]), None, True
 
+# %% ../nbs/02a_sampling.ipynb #b360b8e0
 def poisson_plan(n:int, # examples in the sampling population N
                  batch_size:float, # expected batch size qN
                  epochs:float, # passes over the data
