@@ -19,33 +19,31 @@ from traitlets.config import Config
 
 from .assets import shown_path
 from .config import STUDY
-from .definitions import MAIN_PRESET, MODE_LABELS, check_preset, load_presets, preset_dir, preset_from_args, preset_options
+from .definitions import MAIN_PRESET, check_preset, load_presets, preset_dir, preset_from_args, preset_options
 from .runner import run_notebook
 from .figures import fig_png
-from .findings import RATIO_PAIRS, gap_differences, pair_ratios, paper_slowdown, cell_text, ci_text, comparison_verdict, num, pct, signed, values_text, verdict
-from .results import (BASELINE_MODE, NOT_RUN, evaluate_gates, failed_gates, gates_text, unrun_gates, DIFF_COLUMNS, POINTS, bench_groups, bench_status, comparisons, eps_key, eps_label, mode_order,
-                              norms_table, paired_diffs, paper_gaps, paper_gap_tests, paper_memory,
+from .findings import gap_differences
+from .phrases import Table, acc_text, ci_text, comparison_verdict, num, p_text, pct, signed, values_text, verdict
+from .results import (BASELINE_MODE, NOT_RUN, evaluate_gates, failed_gates, gates_text, unrun_gates, DIFF_COLUMNS, POINTS, comparisons, eps_key, eps_label,
+                              norms_table, paired_diffs, paper_gaps, paper_gap_tests,
                               part_keys, part_label, summarise, task_key, with_variants, load_runs, find_paper)
 
 # %% auto #0
 __all__ = ['EVAL_LABELS', 'PAGE_CSS', 'ANSWER_LABELS', 'results_table', 'eval_table', 'norms_summary', 'pilot_table',
-           'paper_table', 'primary_table', 'gaps_table', 'paper_memory_table', 'gates_table', 'bench_table',
-           'ratio_table', 'not_run', 'loss_table', 'per_run_table', 'runs_table', 'environment_table', 'skipped_table',
-           'reproducibility', 'md_table', 'Table', 'md', 'show_table', 'show', 'page', 'export_notebook',
-           'render_report', 'answer_lines', 'main']
+           'paper_table', 'primary_table', 'gaps_table', 'gates_table', 'loss_table', 'per_run_table', 'runs_table',
+           'environment_table', 'skipped_table', 'reproducibility', 'md', 'show_table', 'show', 'page',
+           'export_notebook', 'render_report', 'answer_lines', 'main']
 
-# %% ../nbs/09c_report.ipynb #48addae6
-def _p_text(p) -> str: return "–" if p is None or not np.isfinite(p) else "<0.001" if p < 0.001 else f"{num(p, 3)}"
-
+# %% ../nbs/09c_report.ipynb #e95c43c9
 def _comparison_row(d, S:pd.DataFrame, acc:dict, margin:float) -> dict:
     "One comparison of `comparisons` as a row of `results_table`."
     x = S[S.setting == d.setting].iloc[0]
-    mc = "; ".join(f"s{s}: {a}/{b}, p {_p_text(p)}" for s, a, b, p in d.mcnemar_seeds) if d.examples else "–"
+    mc = "; ".join(f"s{s}: {a}/{b}, p {p_text(p)}" for s, a, b, p in d.mcnemar_seeds) if d.examples else "–"
     return {"comparison": "primary" if d.primary else "Holm-corrected", "task": d.task, "model": d.model, "regime": d.regime,
             "ε": d.eps_label, "other": d.variant, "arm": d.arm, "tied acc.": acc[(d.setting, "tied")], "arm acc.": acc[(d.setting, d.arm)],
             "majority class": f"{num(x.chance, 1)}" if np.isfinite(x.chance) else "–",
-            "arm − tied": f"{signed(d['diff'])} [{ci_text(d.lo, d.hi)}] (n={d.n})", "p (raw)": _p_text(d.p), "p (Holm)": "primary: not corrected" if d.primary else _p_text(d.p_holm),
-            f"TOST p (±{margin:g}, raw)": _p_text(d.tost_p), f"TOST p (±{margin:g}, Holm)": "primary: not corrected" if d.primary else _p_text(d.tost_holm), "MDE": f"{num(d.mde, 1)}" if np.isfinite(d.mde) else "–", "McNemar within seed (raw p)": mc,
+            "arm − tied": f"{signed(d['diff'])} [{ci_text(d.lo, d.hi)}] (n={d.n})", "p (raw)": p_text(d.p), "p (Holm)": "primary: not corrected" if d.primary else p_text(d.p_holm),
+            f"TOST p (±{margin:g}, raw)": p_text(d.tost_p), f"TOST p (±{margin:g}, Holm)": "primary: not corrected" if d.primary else p_text(d.tost_holm), "MDE": f"{num(d.mde, 1)}" if np.isfinite(d.mde) else "–", "McNemar within seed (raw p)": mc,
             "verdict": comparison_verdict(d, margin, short=True)}
 
 def results_table(runs:pd.DataFrame) -> pd.DataFrame:
@@ -64,6 +62,7 @@ def results_table(runs:pd.DataFrame) -> pd.DataFrame:
 
     return df.drop(columns="other") if (df["other"] == "").all() else df
 
+# %% ../nbs/09c_report.ipynb #8b5f6d43
 EVAL_LABELS = {"acc": "accuracy", "bal_acc": "balanced acc.", "auroc": "AUROC of margin", "pos_share": "share label 1",
                "label_loss": "label-word loss"}  # the columns of `eval_table`
 
@@ -82,6 +81,7 @@ def eval_table(runs:pd.DataFrame) -> pd.DataFrame:
     df = pd.DataFrame(out)
     return df.drop(columns="other") if (df["other"] == "").all() else df
 
+# %% ../nbs/09c_report.ipynb #3ac74bb4
 def _mechanism(runs:pd.DataFrame, key:tuple) -> dict:
     "The cross term's largest per-example share (tied), and the head's drift and its margin shift h·(D_good − D_bad), D = H − E, in nats: the noise walk's prediction → the measured shift, signal and noise together (untied), of one task, model, regime, arm, ε and variant (`runs` with their `variant`, from `with_variants`)."
     g = runs[(runs.task == key[0]) & (runs.model == key[1]) & (runs.regime == key[2]) & (runs.arm == key[3]) & (runs.eps_label == key[4]) & (runs.variant == key[5])]
@@ -108,7 +108,6 @@ def norms_summary(runs:pd.DataFrame) -> pd.DataFrame:
     optional = ("largest cross share", "‖H − E‖/‖E₀‖", "head's margin shift, noise predicted → measured (nats)", "other")  # shown where some run has them
     return df[[c for c in df if c not in optional or (df[c].replace("", "–") != "–").any()]]
 
-
 # %% ../nbs/09c_report.ipynb #cf0a0004
 def pilot_table(runs:pd.DataFrame) -> pd.DataFrame:
     "One row per run of a pilot: what was tried (loss, words, lr, σ or ε), what it was evaluated on (dev, or a held-out slice of the training split) and where that went from step 0 to the end"
@@ -129,11 +128,6 @@ def pilot_table(runs:pd.DataFrame) -> pd.DataFrame:
     return pd.DataFrame(out)
 
 # %% ../nbs/09c_report.ipynb #ac71b892
-def _fmt_acc(m, sd=math.nan, n=None, nd:int=2) -> str:
-    if m is None or not np.isfinite(m): return "–"
-    s = f"{num(m, nd)}" + (f" ± {num(sd, nd)}" if sd is not None and np.isfinite(sd) else "")
-    return s + (f" (n={n})" if n is not None else "")
-
 def _our_label(x) -> str:
     eng = f", {x.engine}" if x.get("engine") not in (None, "dptie", "none") else ""
     return f"ours: {x.model}, {x.regime}{eng}" + (f" ({x.variant})" if x.get("variant") else "")
@@ -149,18 +143,18 @@ def paper_table(runs:pd.DataFrame, # runs from `load_runs`
     rows = {}
     for r in (paper or {}).get("results", []):
         if r.get("clipping") == "ghost": continue  # same accuracy as normal clipping in the paper
-        rows.setdefault((r["task"], eps_label(r.get("epsilon")), r["tying"]), {})[f"paper: {r['model']}"] = _fmt_acc(r["acc"], r.get("sd", math.nan))
+        rows.setdefault((r["task"], eps_label(r.get("epsilon")), r["tying"]), {})[f"paper: {r['model']}"] = acc_text(r["acc"], r.get("sd", math.nan))
     if len(runs):
         v = with_variants(runs)
         v["_label"] = [_our_label(x) for _, x in v.iterrows()]
         for (task, el, arm, lab), g in v.groupby(["task", "eps_label", "arm", "_label"], sort=False):   # by arm: a random head is its own row
-            rows.setdefault((task, el, arm), {})[lab] = _fmt_acc(g.acc.mean(), g.acc.std(ddof=1) if len(g) > 1 else math.nan, len(g), nd=1)
+            rows.setdefault((task, el, arm), {})[lab] = acc_text(g.acc.mean(), g.acc.std(ddof=1) if len(g) > 1 else math.nan, len(g), nd=1)
     if not rows: return pd.DataFrame(columns=["task", "ε", "arm"])
     keys = sorted(rows, key=_row_key)
     cols = _paper_first(dict.fromkeys(c for k in keys for c in rows[k]))
     return pd.DataFrame([dict(task=k[0], ε=k[1], arm=k[2], **{c: rows[k].get(c, "–") for c in cols}) for k in keys])
 
-# %% ../nbs/09c_report.ipynb #fa15294a
+# %% ../nbs/09c_report.ipynb #5a66f82e
 def _paper_verdict(r) -> str:
     return "difference, survives Holm" if r.holds else "difference before Holm, not after" if r.p < 0.05 else "no difference shown"
 
@@ -177,47 +171,42 @@ def primary_table(runs:pd.DataFrame, # runs from `load_runs`
     arm = lambda a: f"{num(x.loc[a, 'mean'], 1)} [{ci_text(x.loc[a, 'lo'], x.loc[a, 'hi'])}]"
     rows = [{"": "ours", "model": f"{d.model} ({d.regime})", "seeds": f"{d.n}, paired", "tied": arm("tied"), d.arm: arm(d.arm),
              "untied − tied [95% CI]": f"{signed(d['diff'])} [{ci_text(d.lo, d.hi)}]",
-             "test": f"paired t: raw p {_p_text(d.p)}; TOST ±{C.attrs['margin']:g}: raw p {_p_text(d.tost_p)} (declared primary: not corrected)",
+             "test": f"paired t: raw p {p_text(d.p)}; TOST ±{C.attrs['margin']:g}: raw p {p_text(d.tost_p)} (declared primary: not corrected)",
              "verdict": comparison_verdict(d, C.attrs["margin"], short=True)}]
     G = evaluate_gates(runs, presets); bad = failed_gates(G)
     if bad: rows[0]["verdict"] = (f"uninformative so far: {gates_text(G)}" if unrun_gates(G) else
                                   f"uninformative: {len(bad)} gate{'s' * (len(bad) > 1)} failed ({'; '.join(bad)})")
     T = paper_gap_tests(paper)
     for _, r in (T[(T.task == d.task) & (T.eps_label == d.eps_label)] if len(T) else T).iterrows():
-        rows.append({"": "paper", "model": r.model, "seeds": f"{r.n} an arm", "tied": f"{_fmt_acc(r.tied, r.sd_tied)} (SD)",
-                     d.arm: f"{_fmt_acc(r.untied, r.sd_untied)} (SD)" if d.arm == "untied" else "–",
+        rows.append({"": "paper", "model": r.model, "seeds": f"{r.n} an arm", "tied": f"{acc_text(r.tied, r.sd_tied)} (SD)",
+                     d.arm: f"{acc_text(r.untied, r.sd_untied)} (SD)" if d.arm == "untied" else "–",
                      "untied − tied [95% CI]": f"{signed(r.gap)} [{ci_text(r.lo, r.hi)}]",
-                     "test": f"Welch t: raw p {_p_text(r.p)} (its obvious primary, shown uncorrected like ours); Holm over its {len(T)} DP gaps: p {_p_text(r.p_holm)}",
+                     "test": f"Welch t: raw p {p_text(r.p)} (its obvious primary, shown uncorrected like ours); Holm over its {len(T)} DP gaps: p {p_text(r.p_holm)}",
                      "verdict": _paper_verdict(r)})
     for _, x in gap_differences(d, paper).iterrows():   # the test a reader wants, once the gates let ours inform: do the two gaps differ?
         rows.append({"": "ours − paper" if not bad else "ours − paper (regimes)", "model": x.model, "seeds": "", "tied": "", d.arm: "",
                      "untied − tied [95% CI]": f"{signed(x['diff'])}" + ("" if bad else f" [{ci_text(x.lo, x.hi)}]"),
                      "test": "none: a difference of regimes, not tested while our gates fail" if bad else
-                             f"difference of the gaps, Welch on both standard errors: raw p {_p_text(x.p)}",
+                             f"difference of the gaps, Welch on both standard errors: raw p {p_text(x.p)}",
                      "verdict": "different regimes" if bad else "the gaps differ" if x.p < 0.05 else "no difference between the gaps shown"})
     return pd.DataFrame(rows)
 
+# %% ../nbs/09c_report.ipynb #7487301d
 def gaps_table(runs:pd.DataFrame, paper:dict|None) -> pd.DataFrame:
     "Every untied − tied accuracy gap, ours and the paper's, per task and ε: the gap with its 95% interval, p before and after Holm, the verdict."
     C = comparisons(runs) if len(runs) else pd.DataFrame()
     T, out = paper_gap_tests(paper), []
     for _, r in T.iterrows():
         out.append(dict(task=r.task, ε=r.eps_label, who="paper", model=r.model, arm="untied", n=f"{r.n} + {r.n}",
-                        gap=f"{signed(r.gap)} [{ci_text(r.lo, r.hi)}]", p=_p_text(r.p), holm=_p_text(r.p_holm), verdict=_paper_verdict(r)))
+                        gap=f"{signed(r.gap)} [{ci_text(r.lo, r.hi)}]", p=p_text(r.p), holm=p_text(r.p_holm), verdict=_paper_verdict(r)))
     for _, d in C.iterrows():
         out.append(dict(task=d.task, ε=d.eps_label, who="ours", model=f"{d.model}, {d.regime}" + (f" ({d.variant})" if d.variant else ""),
-                        arm=d.arm, n=f"{d.n} paired", gap=f"{signed(d['diff'])} [{ci_text(d.lo, d.hi)}]", p=_p_text(d.p),
-                        holm="primary: not corrected" if d.primary else _p_text(d.p_holm), verdict=comparison_verdict(d, C.attrs["margin"], short=True)))
+                        arm=d.arm, n=f"{d.n} paired", gap=f"{signed(d['diff'])} [{ci_text(d.lo, d.hi)}]", p=p_text(d.p),
+                        holm="primary: not corrected" if d.primary else p_text(d.p_holm), verdict=comparison_verdict(d, C.attrs["margin"], short=True)))
     if not out: return pd.DataFrame()
     df = pd.DataFrame(out)
     df = df.iloc[sorted(range(len(df)), key=lambda i: (task_key(df.task[i]), eps_key(df["ε"][i]), df.who[i] != "paper"))]
     return df.rename(columns={"who": "", "gap": "untied − tied [95% CI]", "p": "p (raw)", "holm": "p (Holm)"}).reset_index(drop=True)
-
-def paper_memory_table(paper:dict|None) -> pd.DataFrame:
-    "The paper's peak memory (MB) at ε=3: normal clipping tied and untied, ghost clipping untied, and the saving of ghost untied over normal tied."
-    pm = paper_memory(paper)
-    return pd.DataFrame({"model": pm.model, "task": pm.task, "normal, tied (MB)": pm.normal_tied, "normal, untied (MB)": pm.normal_untied,
-                         "ghost, untied (MB)": pm.ghost_untied, "ghost untied saves": [pct(x) for x in pm.saves]}) if len(pm) else pd.DataFrame()
 
 # %% ../nbs/09c_report.ipynb #g9c00002
 def gates_table(runs:pd.DataFrame, # runs from `load_runs`
@@ -228,60 +217,6 @@ def gates_table(runs:pd.DataFrame, # runs from `load_runs`
     if not len(G): return pd.DataFrame()
     return pd.DataFrame({"gate": G.gate, "rule": G.rule, "observed": G.observed,
                          "result": ["passed" if ok else "not run" if n == NOT_RUN else "FAILED" for ok, n in zip(G.passed, G.note)], "why": G.note.replace("", "–")})
-
-# %% ../nbs/09c_report.ipynb #086b1075
-def _count(v, default:int) -> int:
-    "A whole number from a record's field, `default` where it is missing or NaN (a column only some records have)."
-    try: return int(v) if v is not None and np.isfinite(float(v)) else default
-    except (TypeError, ValueError): return default
-
-def _vals(r, k) -> list:
-    v = r.get(k) if hasattr(r, "get") else None
-    return [x for x in v if x is not None] if isinstance(v, (list, tuple)) else []
-
-def bench_table(bench:pd.DataFrame, # records from `load_bench`
-               ) -> pd.DataFrame:
-    "One row per configuration that ran: peak memory, what the step added above its fresh process's baseline (each repeat), and the median time per step with its range."
-    if not len(bench): return pd.DataFrame()
-    out, modes = [], mode_order(bench["mode"])
-    for shape, loss, B in bench_groups(bench):
-        g = bench[(bench["shape"] == shape) & (bench["loss"] == loss) & (bench.B == B) & (bench.status == "ok")]
-        for m in modes:
-            k = g[g["mode"] == m]
-            if not len(k): continue
-            r = k.iloc[0]; ts = _vals(r, "step_times_s")
-            added = _vals(r, "step_mem_mb") or ([r.peak_mem_mb - r.base_mem_mb] if np.isfinite(r.get("base_mem_mb", math.nan)) else [])
-            out.append({"shape": shape, "loss": loss, "B": int(B), "engine": MODE_LABELS.get(m, m),
-                        "peak (MB)": num(r.peak_mem_mb, 0), "added by the step (MB)": ", ".join(num(x, 0) for x in added) or "–",
-                        "time per step (s)": f"{num(r.step_time_s, 2)} [{num(min(ts), 2)}–{num(max(ts), 2)}]" if len(ts) > 1 else num(r.step_time_s, 2),
-                        "timed steps": len(ts) or _count(r.get("n_steps"), 0), "processes": _count(r.get("repeats"), 1)})
-    return pd.DataFrame(out)
-
-def ratio_table(bench:pd.DataFrame, # records from `load_bench`
-                paper:dict|None=None, # from `load_paper`: its exact tied clipping's slowdown goes beside ours
-               ) -> pd.DataFrame:
-    "The comparisons that decide (`findings.RATIO_PAIRS`), same engine first: time and peak-memory ratios per shape, loss and B, and the paper's slowdown for exact tied clipping."
-    R = pair_ratios(bench)
-    if not len(R): return pd.DataFrame()
-    cols = list(dict.fromkeys(f"{s}, {l}, B={B}" for s, l, B in zip(R["shape"], R.loss, R.B)))
-    out = []
-    for lab, *_ in RATIO_PAIRS:
-        r = R[R.pair == lab]
-        out.append({"comparison": lab, **{c: "–" for c in cols},
-                    **{f"{x['shape']}, {x.loss}, B={x.B}": f"{num(x.time, 2)}× time, {num(x.memory, 2)}× memory" for _, x in r.iterrows()}})
-    pt, pn = paper_slowdown(paper)
-    if pt and pn:
-        out.insert(1, {"comparison": "the paper: exact tied clipping ÷ per-example clipping (DistilGPT2, SST-2, one A100)",
-                       **{c: f"{num(pt / pn, 2)}× time ({num(pt, 0)} against {num(pn, 0)} min)" if i == 0 else "" for i, c in enumerate(cols)}})
-    return pd.DataFrame(out)
-
-def not_run(bench:pd.DataFrame) -> str:
-    "One sentence naming every benchmark configuration that did not run, grouped by why."
-    bad = bench[bench.status != "ok"] if len(bench) else bench
-    if not len(bad): return ""
-    why = {}
-    for _, r in bad.iterrows(): why.setdefault(bench_status(r), []).append(f"{MODE_LABELS.get(r['mode'], r['mode'])} ({r['shape']}, {r['loss']}, B={int(r.B)})")
-    return "Did not run: " + "; ".join(f"{s}: {', '.join(v)}" for s, v in why.items()) + "."
 
 # %% ../nbs/09c_report.ipynb #c768lt01
 def loss_table(runs:pd.DataFrame) -> pd.DataFrame:
@@ -352,20 +287,6 @@ def reproducibility(runs:pd.DataFrame, # runs from `load_runs`
                                                        for r in env.to_dict("records")) if len(env) else "not recorded") + ".",
              "- **Files (sha256)**: " + ("; ".join(f"`{k}` {', '.join(sorted(h))}" for k, h in sorted(hashes.items())) if hashes else "not recorded") + "."]
     return "\n".join(lines)
-
-# %% ../nbs/09c_report.ipynb #83b4ce29
-def md_table(df:pd.DataFrame) -> str:
-    "A DataFrame as a Markdown table (no index)."
-    esc = lambda s: cell_text(s).replace("|", "\\|").replace("\n", " ")
-    lines = ["| " + " | ".join(esc(c) for c in df.columns) + " |", "|" + "|".join("---" for _ in df.columns) + "|"]
-    return "\n".join(lines + ["| " + " | ".join(esc(v) for v in r) + " |" for r in df.itertuples(index=False)])
-
-class Table:
-    "A DataFrame that shows itself as HTML (HTML export) and as a Markdown table (Markdown export)."
-    def __init__(self, df:pd.DataFrame): self.df = df
-    def _repr_markdown_(self): return md_table(self.df)
-    def _repr_html_(self): return self.df.to_html(index=False, na_rep="–", float_format=lambda v: cell_text(float(v)), border=0)
-    def __repr__(self): return self.df.to_string(index=False)
 
 # %% ../nbs/09c_report.ipynb #ad0e1fca
 def md(text:str):
