@@ -6,21 +6,21 @@
 from __future__ import annotations
 import hashlib, math, os, secrets, warnings
 from concurrent.futures import ThreadPoolExecutor
-from contextlib import contextmanager
 from dataclasses import dataclass
 import numpy as np
 import torch, torch.nn as nn
 from torch import Tensor
 from fastcore.basics import patch
 from .ghost import GhostClipper
+from .locality import check_locality, _locality_rtol
 from .factors import sum_dtype
 from .distributed import all_gather_objects, all_reduce_, is_distributed, shard, world
 from .accountant import PrivacyLedger
 from .sampling import PoissonSampler
 
 # %% auto #0
-__all__ = ['VERIFY_EXAMPLES', 'CHECK_RATE', 'LATER_SINGLES', 'STATE_KEY', 'LOSS_SCALE_FLOOR', 'NOISE_CHUNK', 'Mechanism',
-           'DPOptimizer', 'noise_key_for', 'stream_seed']
+__all__ = ['VERIFY_EXAMPLES', 'CHECK_RATE', 'LATER_SINGLES', 'STATE_KEY', 'NOISE_CHUNK', 'Mechanism', 'DPOptimizer',
+           'noise_key_for', 'stream_seed']
 
 # %% ../nbs/05_dpoptim.ipynb #eec52cf7
 @dataclass(frozen=True)
@@ -202,12 +202,6 @@ class DPOptimizer(torch.optim.Optimizer):
         if self._own: self.clipper.detach()
 
 # %% ../nbs/05_dpoptim.ipynb #b7c0a001
-def _locality_rtol(dt:torch.dtype) -> float:
-    "Tolerance of the loss-locality check for losses of dtype `dt` (a smaller batch may round differently)"
-    return 1e-8 if dt == torch.float64 else 1e-4 if dt == torch.float32 else 2e-2
-
-LOSS_SCALE_FLOOR = 1.0  # a loss below this is compared on this scale: its rounding comes from the terms that form it (logits, a logsumexp over the vocabulary), not from its own size
-
 @patch
 def _checkable(self:DPOptimizer, losses) -> bool:
     "Whether this micro-batch could be checked: checks on, and two or more examples (one example cannot mix)"
@@ -219,6 +213,18 @@ def _check_due(self:DPOptimizer, losses) -> bool:
     return self._checkable(losses) and (self.first_step_check is None or self._due)
 
 @patch
+def _need_recompute(self:DPOptimizer, losses, recompute):
+    "Fail on a micro-batch that could be checked for loss locality when no `recompute` was given"
+    if not (self._checkable(losses) and recompute is None): return
+    raise ValueError("micro-batches of two or more examples are checked for loss locality (the first one, then at random "
+                     f"later steps, a share CHECK_RATE = {self._check_rate:g} of them): pass recompute=f on every backward, "
+                     "where f(pos) returns the losses of positions pos of this micro-batch computed in a forward of their "
+                     "own (e.g. lambda pos: loss_fn(model, batch[pos])), so that a loss which depends on the rest of the "
+                     "batch is caught; or DPOptimizer(..., check_first_step=False) if you have checked the model and the "
+                     "loss yourself. make_private(..., loss_fn=...) does all of this for you")
+
+# %% ../nbs/05_dpoptim.ipynb #5dd0c097
+@patch
 def backward(self:DPOptimizer,
              losses:Tensor,                # [B] one loss per example, from the forward since the last backward
              recompute:callable|None=None, # `recompute(pos)` -> the losses of positions `pos` of this micro-batch, in a forward of their own
@@ -226,13 +232,7 @@ def backward(self:DPOptimizer,
             ) -> Tensor:                   # [B] per-example gradient norms
     "Clip one micro-batch's per-example gradients into this optimizer's buffers (never `p.grad`); the norms"
     self._check_mechanism(); self._check_same_params(); self._check_no_grads()
-    if self._checkable(losses) and recompute is None:
-        raise ValueError("micro-batches of two or more examples are checked for loss locality (the first one, then at random "
-                         f"later steps, a share CHECK_RATE = {self._check_rate:g} of them): pass recompute=f on every backward, "
-                         "where f(pos) returns the losses of positions pos of this micro-batch computed in a forward of their "
-                         "own (e.g. lambda pos: loss_fn(model, batch[pos])), so that a loss which depends on the rest of the "
-                         "batch is caught; or DPOptimizer(..., check_first_step=False) if you have checked the model and the "
-                         "loss yourself. make_private(..., loss_fn=...) does all of this for you")
+    self._need_recompute(losses, recompute)
     ids = self._declare(indices, losses)
     d = self.clipper.pending_digest()
     if d is not None and d in self._digests:
@@ -259,6 +259,7 @@ def backward(self:DPOptimizer,
     self._examples += len(losses)
     return norms
 
+# %% ../nbs/05_dpoptim.ipynb #e61a7e4b
 @patch
 def _declare(self:DPOptimizer, indices, losses) -> set:
     "The ids a backward declares, checked: one per loss, none twice in this logical batch (nor outside its Poisson draw)"
@@ -281,44 +282,14 @@ def _declare(self:DPOptimizer, indices, losses) -> set:
         raise RuntimeError("indices holds examples outside the step's Poisson batch: train on sampler.batch(step) only")
     return set(ids)
 
-@contextmanager
-def _deterministic_train_mode(model:nn.Module):
-    "The model in its own training mode with every dropout probability 0, and torch's RNG untouched afterwards"
-    drops = [m for m in model.modules() if isinstance(m, nn.modules.dropout._DropoutNd)]
-    ps = [m.p for m in drops]
-    devs = sorted({p.device.index or 0 for p in model.parameters() if p.device.type == 'cuda'})
-    with torch.random.fork_rng(devices=devs):
-        try:
-            for m in drops: m.p = 0.0
-            with torch.no_grad(): yield
-        finally:
-            for m, p in zip(drops, ps): m.p = p
-
+# %% ../nbs/05_dpoptim.ipynb #ffd5fb85
 @patch
 def _check_locality(self:DPOptimizer, losses:Tensor, recompute, first:bool):
-    "Fail unless each checked example's loss, computed alone, is its loss in the whole micro-batch: in the model's training mode, dropout off"
-    B, model = len(losses), self.clipper.model
+    "Fail unless each checked example's loss, computed alone, is its loss in the whole micro-batch (`check_locality`); count the check"
+    B = len(losses)
     rtol = _locality_rtol(self.clipper._amp or self.clipper.last_autocast or losses.dtype)   # under autocast, a smaller batch may round the bf16 activations differently
     solo = np.arange(min(B, VERIFY_EXAMPLES)) if first else np.sort(self._check_gen.choice(B, min(B, LATER_SINGLES), replace=False))
-    def run(pos):
-        out = torch.as_tensor(recompute(pos)).detach().double().flatten().cpu()
-        if out.shape != (len(pos),): raise ValueError(f"recompute(pos) must return one loss per position: got {tuple(out.shape)} for {len(pos)} positions")
-        return out
-    with _deterministic_train_mode(model):
-        full = run(np.arange(B))
-        if first and run(np.arange(B)).sub(full).abs().max() > rtol * full.abs().max():
-            raise RuntimeError("the model's training-mode forward gives different losses for the same examples with every "
-                           "nn.Dropout at p = 0: it draws random numbers some other way (a functional dropout?), so "
-                           "the locality check cannot compare. Make its randomness a Dropout module, or train in eval mode")
-        alone = torch.cat([run(np.array([i])) for i in solo])
-    err = float(((full[solo] - alone).abs() / full[solo].abs().clamp_min(LOSS_SCALE_FLOOR)).max())   # relative, absolute below the floor
-    if err > rtol:
-        raise RuntimeError(f"an example's loss changes when it is computed without the rest of its micro-batch (relative change "
-                           f"{err:.2g} > {rtol:.0e}, in the model's {'training' if model.training else 'eval'} mode): the loss "
-                           "depends on the other examples through a path the gradient check cannot see, e.g. "
-                           "(ce * mask).sum(1) / mask.sum() divides by the batch's token count, (ce * mask).mean(1) by its "
-                           "padded length. Then one example moves every other example's clipped gradient and C bounds "
-                           "nothing. Reduce each example by its own count: (ce * mask).sum(1) / mask.sum(1)")
+    check_locality(self.clipper.model, recompute, B, solo, rtol, first)
     self.locality_checks += 1; self._due = False
     if first: self.first_step_check = dict(examples=int(self.clipper.last_verified), rtol=self.clipper.verify_tolerance)
 

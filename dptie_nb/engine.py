@@ -8,6 +8,7 @@ import os, warnings
 import torch
 from torch import Tensor
 from .dpoptim import DPOptimizer
+from .emulations import TiedNormEmulation
 from .distributed import all_reduce_, is_distributed
 
 # %% auto #0
@@ -43,6 +44,7 @@ VERIFY_FAILED = ("the check of the first DP step failed: {e}. The engine's per-e
                  "locality check's to find, and one divided by a constant computed outside the batch (Hugging Face's "
                  "num_items_in_batch) neither check can see; make_private(..., loss_fn=...) builds the batches itself")
 
+# %% ../nbs/05a_engine.ipynb #901193a3
 class DptieStep:
     "Exact ghost clipping and the DP step of `DPOptimizer`, whose first-step check runs on the first micro-batch of >= 2 examples"
     private = True
@@ -50,9 +52,13 @@ class DptieStep:
                  generator:torch.Generator|None=None, secure:bool=False, sampler=None, check_first_step:bool=True,
                  tied_norm:str="exact", noise_key:int|None=None, ledger=None):
         if secure and generator is not None: raise ValueError("secure_noise: pass no seeded generator")
-        self.opt = DPOptimizer(optimizer, model, noise_multiplier, max_grad_norm, expected_batch_size=expected_batch_size,
-                               generator=generator, secure=secure, sampler=sampler, check_first_step=check_first_step,
-                               tied_norm=tied_norm, noise_key=noise_key, ledger=ledger)
+        clip = model if tied_norm == "exact" else TiedNormEmulation(model, max_grad_norm, tied_norm)   # the study's emulations
+        try: self.opt = DPOptimizer(optimizer, clip, noise_multiplier, max_grad_norm, expected_batch_size=expected_batch_size,
+                                    generator=generator, secure=secure, sampler=sampler, check_first_step=check_first_step,
+                                    noise_key=noise_key, ledger=ledger)
+        except BaseException:
+            if clip is not model: clip.detach()                   # nothing stays hooked after a refusal
+            raise
     @property
     def verify_next(self) -> bool:
         "Whether the next micro-batch of >= 2 examples will be checked against autograd (the run's first-step check)"
@@ -164,7 +170,7 @@ def make_engine(kind:str, # "none", "dptie", "opacus" or "opacus-ghost"
                 secure:bool=False, # noise from os.urandom-seeded generators instead
                 sampler=None, # dptie: the run's PoissonSampler, checked at every step (one fresh draw, each example once)
                 check_first_step:bool=True, # dptie: check the first micro-batch of >= 2 examples against autograd
-                tied_norm:str="exact", # dptie: a tied matrix's norm, exact or an emulation (`GhostClipper`'s tied_norm)
+                tied_norm:str="exact", # dptie: a tied matrix's norm, exact or one of the study's emulations (`TiedNormEmulation`)
                 noise_key:int|None=None, # dptie: the noise streams' key (common random numbers), instead of a generator
                 ledger=None, # dptie: the run's PrivacyLedger, counted by the DP optimizer at every step
                ):

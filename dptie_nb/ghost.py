@@ -4,39 +4,23 @@
 
 # %% ../nbs/04_ghost.ipynb #f89aab69
 from __future__ import annotations
-import hashlib, inspect, math, weakref
-from contextlib import contextmanager
+import math, weakref
 from dataclasses import dataclass, field
 from collections import defaultdict
 from functools import partial
-import torch, torch.nn as nn, torch.nn.functional as F
+import torch, torch.nn as nn
 from torch import Tensor
 from torch.autograd.graph import get_gradient_edge
 from torch.utils._pytree import tree_flatten, tree_leaves
 from fastcore.basics import patch
-from .factors import STAT_KEYS, Use, acc_dtype, factor_sum, fused_gemm, gram_dtype, gram_plan, onehot_rows, sum_dtype, _block_parts, _exact_example, _ghost_parts, _mat_parts
-from .rules import RULES, Rule, register_rule, linear_rule, _fallback_grads, _is_hf_model, _register_hf_rules, _trains
+from .factors import STAT_KEYS, Use, gram_dtype, sum_dtype, _mat_parts
+from .rules import RULES, Rule, _broadcast_embeddings, _fallback_grads, _is_hf_model, _modules_to_hook, _register_hf_rules, _trains
+from .batch import BATCH_ARGS, _batch_of_args, _dim_error, _index_error, _inputs_digest, _named_args, _same_rows, _split_inputs
+from .bounds import ieee_matmul, release_bound, _bounded_ghost, _clipped_sums, _mat_release, _unit
+from .verify import _check_graph, _check_stale, _verify, _verify_count, verify_rtol_for
 
 # %% auto #0
-__all__ = ['TIED_NORMS', 'BATCH_ARGS', 'RHO', 'GRAM_RTOL', 'per_example_grads', 'clip_reference', 'count_param_uses',
-           'check_materialised', 'GhostClipper', 'ieee_matmul', 'verify_rtol_for']
-
-# %% ../nbs/04_ghost.ipynb #ce234d94
-def per_example_grads(losses:Tensor, # [B] one loss per example
-                      params:list,   # parameters to differentiate
-                     ) -> list:      # per parameter, [B,*p.shape]
-    "Per-example gradients by plain autograd, one example at a time (slow reference)"
-    B = len(losses)
-    gs = [torch.autograd.grad(losses[i], params, retain_graph=i < B - 1, allow_unused=True) for i in range(B)]
-    return [torch.stack([g[j] if g[j] is not None else torch.zeros_like(p) for g in gs]) for j, p in enumerate(params)]
-
-def clip_reference(grads:list, # per parameter [B,*p.shape], as from `per_example_grads`
-                   max_grad_norm:float):
-    "Per-example norms [B] and clipped sums `Σ_i min(1, C/‖g_i‖) g_i` per parameter"
-    sq = sum(g.flatten(1).double().pow(2).sum(1) for g in grads)
-    norms = sq.sqrt()
-    c = max_grad_norm / norms.clamp_min(max_grad_norm)
-    return norms, [torch.tensordot(c.to(g.dtype), g, dims=1) for g in grads]
+__all__ = ['check_materialised', 'GhostClipper']
 
 # %% ../nbs/04_ghost.ipynb #6296abc8
 @dataclass
@@ -53,57 +37,7 @@ def _get_emb(model, meth):
     try: return getattr(model, meth)() if hasattr(model, meth) else None
     except (NotImplementedError, AttributeError): return None
 
-# %% ../nbs/04_ghost.ipynb #ec301e1c
-def count_param_uses(roots:list, # autograd nodes to walk from
-                     ids:set,    # `id()`s of the parameters to count
-                     min_seq:int=-1, # do not walk into nodes created before this autograd sequence number
-                     on_node:callable|None=None, # called on every node walked
-                    ) -> dict:
-    "Number of autograd edges into each parameter's `AccumulateGrad` node reachable from `roots`"
-    stack = [r for r in roots if r is not None and r._sequence_nr() >= min_seq]
-    counts, seen = defaultdict(int), set(stack)
-    while stack:
-        node = stack.pop()
-        if on_node is not None: on_node(node)
-        for nxt, _ in node.next_functions:
-            if nxt is None: continue
-            v = getattr(nxt, 'variable', None)
-            if v is not None:
-                if id(v) in ids: counts[id(v)] += 1
-            elif nxt not in seen and nxt._sequence_nr() >= min_seq:
-                seen.add(nxt); stack.append(nxt)
-    return counts
-
-def _mixes_batch(node) -> bool:
-    "Is `node` a functional batch norm in training mode (batch statistics: every example's output depends on the others)?"
-    return 'BatchNormBackward' in type(node).__name__ and getattr(node, '_saved_training', True) is True
-
-# %% ../nbs/04_ghost.ipynb #80dbffc6
-_UNSUPPORTED = {nn.RNNBase: "recurrent layers reuse their weights at every time step inside one fused kernel, which no hook "
-                            "sees per example (Opacus has DPLSTM); freeze it or build the cell from nn.Linear",
-                nn.MultiheadAttention: "it applies out_proj and its input projections functionally "
-                                       "(F.multi_head_attention_forward), so their per-example uses cannot be seen; use an "
-                                       "attention built from nn.Linear modules (as HF GPT-2 and Llama do) or freeze it"}
-
-def _unsupported(mod) -> str|None:
-    "Why `mod`'s parameters cannot be clipped exactly here, or None"
-    for t, why in _UNSUPPORTED.items():
-        if isinstance(mod, t): return why
-    from torch.nn.utils import parametrize
-    if parametrize.is_parametrized(mod) or any(type(h).__name__ in ('WeightNorm', 'SpectralNorm') for h in mod._forward_pre_hooks.values()):
-        return ("its weight is a function of other parameters (weight_norm, spectral_norm or torch.nn.utils.parametrize), "
-                "which the per-layer rules do not differentiate through; remove the parametrization "
-                "(parametrize.remove_parametrizations) or freeze it")
-    return None
-
-def _broadcast_embeddings(model) -> list:
-    "Position embeddings of HF models: looked up with [1,T] positions and added to every example's token embeddings"
-    return [e for m in model.modules() if _is_hf_model(m)
-            for e in (getattr(m, k, None) for k in ('wpe', 'position_embeddings', 'embed_positions')) if isinstance(e, nn.Embedding)]
-
 # %% ../nbs/04_ghost.ipynb #d4000007
-TIED_NORMS = ('exact', 'triangle', 'one-use')  # how a tied matrix's per-example norm is formed: the truth, and two emulations
-
 def check_materialised(model:nn.Module):
     "Fail on a model whose weights do not exist yet (meta device), naming what to do"
     if any(p.is_meta for p in model.parameters()):
@@ -111,8 +45,21 @@ def check_materialised(model:nn.Module):
                          "torch.device('meta') or init_empty_weights): materialise and load its weights first "
                          "(model.to_empty(device='cpu') then load_state_dict, or from_pretrained without low_cpu_mem_usage)")
 
+def _check_options(model:nn.Module, mode:str, verify, batch_args):
+    "Fail on options the clipper cannot honour, before anything is hooked"
+    _verify_count(verify, 1)
+    if isinstance(batch_args, str) or not all(isinstance(a, str) for a in batch_args):
+        raise TypeError(f"batch_args must be a list of forward argument names, got {batch_args!r}")
+    if mode not in ('auto', 'ghost', 'materialize'): raise ValueError(f"mode must be 'auto', 'ghost' or 'materialize', got {mode!r}")
+    if any(getattr(m, 'gradient_checkpointing', False) is True for m in model.modules()):
+        raise ValueError("gradient checkpointing re-runs forwards inside backward; GhostClipper needs one forward per "
+                         "backward: turn it off (HF: model.activation_checkpointing_disable())")
+
+# %% ../nbs/04_ghost.ipynb #d4000107
 class GhostClipper:
     "Hooks `model`: `backward(losses)` adds `Σ_i c_i g_i`, `c_i ≤ min(1, C/‖g_i‖)`, into every trainable `p.grad` (or a dict)"
+    tied_norm = 'exact'  # how a tied matrix's per-example norm is formed: exactly (the study's emulations subclass the clipper)
+    private = True       # every example's release is bounded by C (False only for an emulation that is no DP mechanism)
     def __init__(self,
                  model:nn.Module,           # model whose trainable parameters are clipped
                  max_grad_norm:float,       # clipping norm C
@@ -125,19 +72,10 @@ class GhostClipper:
                  broadcast_modules:list|None=None,  # embeddings whose batch-1 output is only broadcast against per-example tensors
                  batch_args:tuple=(),       # names of further forward arguments whose rows are examples (besides BATCH_ARGS)
                  exact_sums:bool=False,     # form dense clipped sums in float64 too (default: at least float32, with a rounding margin)
-                 tied_norm:str='exact',     # a tied matrix's norm: 'exact', or the emulations 'triangle' (DP, over-clips), 'one-use' (NOT private)
                 ):
         check_materialised(model)
         self._set_max_grad_norm(max_grad_norm)
-        _verify_count(verify, 1)
-        if isinstance(batch_args, str) or not all(isinstance(a, str) for a in batch_args):
-            raise TypeError(f"batch_args must be a list of forward argument names, got {batch_args!r}")
-        if tied_norm not in TIED_NORMS: raise ValueError(f"tied_norm must be one of {TIED_NORMS}, got {tied_norm!r}")
-        self.tied_norm = tied_norm
-        if mode not in ('auto', 'ghost', 'materialize'): raise ValueError(f"mode must be 'auto', 'ghost' or 'materialize', got {mode!r}")
-        if any(getattr(m, 'gradient_checkpointing', False) is True for m in model.modules()):
-            raise ValueError("gradient checkpointing re-runs forwards inside backward; GhostClipper needs one forward per "
-                             "backward: turn it off (HF: model.activation_checkpointing_disable())")
+        _check_options(model, mode, verify, batch_args)
         self.model, self.mode, self.batch_args, self.exact_sums = model, mode, tuple(batch_args), bool(exact_sums)
         self.check_unseen, self.verify, self.verify_rtol = check_unseen, verify, verify_rtol
         self.pnames = {}
@@ -146,37 +84,11 @@ class GhostClipper:
         if not self.params: raise ValueError("model has no trainable parameters (requires_grad is False everywhere): "
                                              "unfreeze the parameters to train")
         self._tids = {id(p) for p in self.params}
-        _register_hf_rules()
-        self._check_param_hooks()
-        _check_global_hooks()
+        _register_hf_rules(); self._check_param_hooks(); _check_global_hooks()
         self.in_emb = input_embeddings if input_embeddings is not None else _get_emb(model, 'get_input_embeddings')
         self.out_emb = output_embeddings if output_embeddings is not None else _get_emb(model, 'get_output_embeddings')
         self.broadcast = set(_broadcast_embeddings(model)) | set(broadcast_modules or [])
-        self.hooked, self._mname, self._handles, self._first = {}, {}, [], {}
-        try:
-            for name, mod in model.named_modules():
-                if not any(_trains(p) for p in mod.parameters()): continue
-                name = name or type(mod).__name__
-                why = _unsupported(mod)
-                if why: raise ValueError(f"{name} ({type(mod).__name__}) has trainable parameters and is not supported: {why}")
-                if not any(_trains(p) for p in mod._parameters.values()): continue
-                rule = RULES.get(type(mod))
-                if rule is not None and rule.check is not None:
-                    try: rule.check(mod)
-                    except NotImplementedError as e: raise ValueError(f"{name} ({type(mod).__name__}): {e}") from None
-                self._mname[mod] = name
-                self.hooked[name] = rule.fn.__name__ if rule else 'fallback'
-                post = mod.register_forward_hook(self._post, with_kwargs=True, prepend=True)  # first: sees the module's own output
-                self._first[mod] = post.id
-                self._handles += [mod.register_forward_pre_hook(self._pre, with_kwargs=True), post]
-            for name, mod in model.named_modules():
-                if isinstance(mod, nn.modules.batchnorm._BatchNorm):
-                    self._handles.append(mod.register_forward_pre_hook(partial(self._bn_guard, name)))
-                if mod is model or _is_hf_model(mod):
-                    self._handles.append(mod.register_forward_pre_hook(partial(self._pre_batch, name or 'model'), with_kwargs=True))
-        except BaseException:
-            for h in self._handles: h.remove()           # nothing stays hooked after a refusal
-            raise
+        self._hook_modules()
         self._probe = torch.zeros((), requires_grad=True)
         self._on, self._marks = True, {}
         self.last_norms = self.last_clip_factors = self.last_stats = self.last_param_sq = self.last_decisions = self.last_exact = None
@@ -184,46 +96,61 @@ class GhostClipper:
         self.last_verified = 0
         self.clear()
 
-    @property
-    def private(self) -> bool:
-        "Whether every example's release is bounded by C: False only for the 'one-use' emulation, which is no DP mechanism"
-        return self.tied_norm != 'one-use'
-    @property
-    def max_grad_norm(self) -> float:
-        "The clipping norm C (read-only: it is part of the DP mechanism)"
-        return self._C
-    @max_grad_norm.setter
-    def max_grad_norm(self, v):
-        raise AttributeError("C is part of the DP mechanism and fixed for a run: choose it before the run (a C set from "
-                             "the un-noised norms would leak through the next release's noise scale)")
-    def _set_max_grad_norm(self, C):
-        "Set C, validated (at construction; a run keeps it)"
-        if isinstance(C, bool) or not (isinstance(C, (int, float)) and math.isfinite(C) and C > 0):
-            raise ValueError(f"max_grad_norm must be a positive finite number, got {C!r}")
-        self._C = float(C)
+# %% ../nbs/04_ghost.ipynb #65f92fb8
+@patch
+def _hook_modules(self:GhostClipper):
+    "Hook every module that owns a trainable parameter (`_modules_to_hook`), batch norms and the batch entries; nothing stays hooked after a refusal"
+    self.hooked, self._mname, self._handles, self._first = {}, {}, [], {}
+    try:
+        for name, mod, rule in _modules_to_hook(self.model):
+            self._mname[mod] = name
+            self.hooked[name] = rule.fn.__name__ if rule else 'fallback'
+            post = mod.register_forward_hook(self._post, with_kwargs=True, prepend=True)  # first: sees the module's own output
+            self._first[mod] = post.id
+            self._handles += [mod.register_forward_pre_hook(self._pre, with_kwargs=True), post]
+        for name, mod in self.model.named_modules():
+            if isinstance(mod, nn.modules.batchnorm._BatchNorm):
+                self._handles.append(mod.register_forward_pre_hook(partial(self._bn_guard, name)))
+            if mod is self.model or _is_hf_model(mod):
+                self._handles.append(mod.register_forward_pre_hook(partial(self._pre_batch, name or 'model'), with_kwargs=True))
+    except BaseException:
+        for h in self._handles: h.remove()           # nothing stays hooked after a refusal
+        raise
 
-    def clear(self):
-        "Drop everything saved since the last backward (e.g. after a forward that will not be backpropagated)"
-        self._calls, self._starts, self._B, self._Bsrc, self._amp = [], defaultdict(list), None, None, None
-        self._bin, self._ambig = [], []   # (model, arg name, tensor, version) of per-example inputs; (arg name, tensor) of ambiguous ones
+# %% ../nbs/04_ghost.ipynb #b16862ed
+def _fixed_C(self, v):
+    "Refuse a new C: it is part of the mechanism"
+    raise AttributeError("C is part of the DP mechanism and fixed for a run: choose it before the run (a C set from "
+                         "the un-noised norms would leak through the next release's noise scale)")
+GhostClipper.max_grad_norm = property(lambda self: self._C, _fixed_C, doc="The clipping norm C (read-only: it is part of the DP mechanism)")
 
-    def detach(self):
-        "Remove all hooks"
-        for h in self._handles: h.remove()
-        self._handles = []; self.clear()
+@patch
+def _set_max_grad_norm(self:GhostClipper, C):
+    "Set C, validated (at construction; a run keeps it)"
+    if isinstance(C, bool) or not (isinstance(C, (int, float)) and math.isfinite(C) and C > 0):
+        raise ValueError(f"max_grad_norm must be a positive finite number, got {C!r}")
+    self._C = float(C)
 
-    def __enter__(self): return self
-    def __exit__(self, *exc): self.detach()
+@patch
+def clear(self:GhostClipper):
+    "Drop everything saved since the last backward (e.g. after a forward that will not be backpropagated)"
+    self._calls, self._starts, self._B, self._Bsrc, self._amp = [], defaultdict(list), None, None, None
+    self._bin, self._ambig = [], []   # (model, arg name, tensor, version) of per-example inputs; (arg name, tensor) of ambiguous ones
+
+@patch
+def detach(self:GhostClipper):
+    "Remove all hooks"
+    for h in self._handles: h.remove()
+    self._handles = []; self.clear()
+
+@patch
+def __enter__(self:GhostClipper): return self
+@patch
+def __exit__(self:GhostClipper, *exc): self.detach()
 
 # %% ../nbs/04_ghost.ipynb #d4000009
-def _verify_count(verify, B:int) -> int:
-    "How many examples `verify` checks in a batch of B: 0 (off), B (True) or min(k, B)"
-    if verify is None or verify is False: return 0
-    if verify is True: return B
-    if isinstance(verify, int) and verify >= 1: return min(verify, B)
-    raise ValueError(f"verify must be True, False or a number of examples k >= 1, got {verify!r}")
-
 def _check_global_hooks():
+    "Fail if a global module forward hook is registered: it runs before the clipper's hooks"
     from torch.nn.modules import module as M
     if M._global_forward_hooks or getattr(M, '_global_forward_hooks_always_called', None):
         raise RuntimeError("a global module forward hook is registered (nn.modules.module.register_module_forward_hook): it "
@@ -232,6 +159,7 @@ def _check_global_hooks():
 
 @patch
 def _check_param_hooks(self:GhostClipper):
+    "Fail if a trainable parameter has a gradient hook: the clipper builds p.grad from factors and never runs it"
     for p in self.params:
         if p._backward_hooks:
             raise RuntimeError(f"parameter '{self.pnames[id(p)]}' has a gradient hook (register_hook): GhostClipper builds "
@@ -245,36 +173,9 @@ def _check_trainable(self:GhostClipper):
                                 "not hooked and would not be clipped: create the clipper (or DPOptimizer) after unfreezing")
 
 # %% ../nbs/04_ghost.ipynb #0d2a3a77
-BATCH_ARGS = ('input_ids', 'inputs_embeds', 'attention_mask', 'position_ids', 'token_type_ids', 'labels')  # per example by name
-
-_SIG = {}
-def _named_args(mod, args, kwargs) -> list:
-    "(name, value) of a forward call's arguments, positional ones named from the signature of `mod.forward`"
-    t = type(mod)
-    if t not in _SIG:
-        try: _SIG[t] = [n for n, q in inspect.signature(mod.forward).parameters.items() if q.kind in (q.POSITIONAL_ONLY, q.POSITIONAL_OR_KEYWORD)]
-        except (TypeError, ValueError): _SIG[t] = []
-    names = _SIG[t]
-    return [(names[k] if k < len(names) else f'args[{k}]', a) for k, a in enumerate(args)] + list(kwargs.items())
-
-def _batch_of_args(named:list):
-    "(name, tensor) that gives the batch size: `input_ids` / `inputs_embeds`, else the first tensor argument"
-    for k in ('input_ids', 'inputs_embeds'):
-        for n, a in named:
-            if n == k and isinstance(a, Tensor): return n, a
-    return next(((n, t) for n, a in named for t in tree_leaves(a) if isinstance(t, Tensor)), (None, None))
-
-def _ptr(t:Tensor) -> int: return t.untyped_storage().data_ptr()
-
-def _same_rows(x:Tensor, t:Tensor) -> bool:
-    "Is `x` a view of `t` whose row i lies in row i of `t` (same storage and dim-0 stride, offset inside one row)?"
-    if _ptr(x) != _ptr(t) or x.shape[0] != t.shape[0]: return False
-    if x.shape[0] == 1 or (x.stride(0) == 0 and t.stride(0) == 0): return True     # one row, or every row the same
-    off = x.storage_offset() - t.storage_offset()
-    return x.stride(0) == t.stride(0) and 0 <= off < t.stride(0)
-
 @patch
 def _pre_batch(self:GhostClipper, src, mod, args, kwargs):
+    "Forward pre-hook of the model (and every HF model inside it): the batch size, its per-example inputs, the autocast dtype"
     if not self._on or not torch.is_grad_enabled(): return
     _check_global_hooks()
     named = _named_args(mod, args, kwargs)
@@ -288,31 +189,18 @@ def _pre_batch(self:GhostClipper, src, mod, args, kwargs):
                            "them (e.g. after an evaluation forward run without torch.no_grad())")
     if torch.is_autocast_enabled(x.device.type): self._amp = torch.get_autocast_dtype(x.device.type)  # for verify's tolerance
     # rows are examples only in the model's real batch inputs (by name); another index tensor of B rows is a size match
-    per, B = {*BATCH_ARGS, *self.batch_args, xname}, self._B
-    for n, a in named:
-        for t in tree_leaves(a):
-            if not isinstance(t, Tensor) or t.dim() == 0 or t.shape[0] != B: continue
-            if n in per: self._bin.append((src, n, t, t._version))
-            elif not t.is_floating_point(): self._ambig.append((n, t))
-
-@patch
-def _digest(self:GhostClipper) -> str|None:
-    "sha256 of the per-example inputs the model got for the forward(s) being backpropagated; None if none, or changed since"
-    if not self._bin: return None
-    h = hashlib.sha256()
-    for src, n, t, v in self._bin:
-        if t._version != v: return None
-        b = t.detach().contiguous().cpu()
-        h.update(f"{src}.{n}:{b.dtype}:{tuple(b.shape)};".encode()); h.update(b.view(torch.uint8).numpy().tobytes())
-    return h.hexdigest()
+    bins, amb = _split_inputs(src, named, {*BATCH_ARGS, *self.batch_args, xname}, self._B)
+    self._bin += bins; self._ambig += amb
 
 @patch
 def pending_digest(self:GhostClipper) -> str|None:
-    "`last_batch_digest` of the forward(s) now awaiting backward: lets a caller refuse a repeated micro-batch before clipping it"
-    return self._digest()
+    "`last_batch_digest` of the forward(s) now awaiting backward (`_inputs_digest`): lets a caller refuse a repeated micro-batch before clipping it"
+    return _inputs_digest(self._bin)
 
+# %% ../nbs/04_ghost.ipynb #a7c0post1
 @patch
 def _bn_guard(self:GhostClipper, name, mod, args):
+    "Forward pre-hook of a batch norm: refuse train mode, whose batch statistics mix the examples"
     if self._on and mod.training and torch.is_grad_enabled():
         raise RuntimeError(f"{name} ({type(mod).__name__}) is in train mode: batch statistics make each example's output "
                            "depend on the others, so per-example gradients do not exist; call .eval() on it")
@@ -321,45 +209,33 @@ def _versions(args, kwargs): return [(t, t._version) for t in tree_leaves((args,
 
 @patch
 def _pre(self:GhostClipper, mod, args, kwargs):
+    "Forward pre-hook of a hooked module: the autograd sequence number at the call's start (and a fallback's input versions)"
     if not self._on: return
     seq = self._probe.view(()).grad_fn._sequence_nr() if torch.is_grad_enabled() else -1
     self._starts[mod].append((seq, None if seq < 0 or type(mod) in RULES else _versions(args, kwargs)))
 
 @patch
-def _dim_error(self:GhostClipper, name, got):
-    return RuntimeError(f"{name}: dim 0 is {got} but the batch has {self._B} examples (taken from {self._Bsrc}): the "
-                        "batch dimension must be first in every hooked module call (reshape [T,B,...] to [B,T,...]; "
-                        "flattened [B*T,...] inputs are not supported)")
-
-# %% ../nbs/04_ghost.ipynb #a7c0post1
-@patch
 def _index_batch(self:GhostClipper, mod, name, x, y):
     "How an index input relates to the batch: 'batch' (per example), 'broadcast' (shared, batch-1), else an error"
-    B = self._B
-    if x.shape[0] == B and any(_same_rows(x, t) for _, _, t, _ in self._bin): return 'batch'
+    if x.shape[0] == self._B and any(_same_rows(x, t) for _, _, t, _ in self._bin): return 'batch'
     if mod in self.broadcast and RULES[type(mod)].broadcast and x.shape[0] == 1 and y.shape[0] == 1: return 'broadcast'
-    amb = next((n for n, t in self._ambig if _ptr(t) == _ptr(x)), None)
-    if amb is not None:
-        raise RuntimeError(f"{name} ({type(mod).__name__}) looks up indices from the forward argument '{amb}' (shape "
-                           f"{tuple(x.shape)}), whose dim 0 equals the batch size {B} by size alone: '{amb}' is not a batch "
-                           f"input of the model (by name: {', '.join(BATCH_ARGS)}, or its first argument), so taking its rows "
-                           f"for examples would be a guess. If its rows are the examples, declare it: GhostClipper(..., "
-                           f"batch_args=['{amb}']); if the same ids serve every example (label words), do not look them up "
-                           "through a trainable module: take their logits from the LM head's output (logits[:, ids], as "
-                           "dptie_nb.model.class_loss does)")
-    how = (f"its output (batch 1) is broadcast over the batch: pass it in broadcast_modules if that output is only ever "
-           f"added to per-example tensors, or pass per-example indices to the model's forward (e.g. "
-           f"position_ids=pos.expand({B}, -1))"
-           if x.shape[0] == 1 else
-           "pass per-example indices to the model's forward (position ids of shape [B, T] as position_ids, or any name "
-           "declared in batch_args; a view of one works if its rows are its rows), or indices of shape [1, ...] with the "
-           "module in broadcast_modules")
-    raise RuntimeError(f"{name} ({type(mod).__name__}) looks up indices of shape {tuple(x.shape)} that are not a batch "
-                       f"input of the model (the batch of {B} comes from {self._Bsrc}), so which example each row belongs "
-                       f"to is unknown and a size match would be a guess: {how}")
+    raise _index_error(mod, name, x, self._B, self._Bsrc, self._ambig)
 
 @patch
+def _record_fallback(self:GhostClipper, mod, name, args, kwargs, leaves, idx, start):
+    "Record a call of a module without a rule: everything its exact fallback re-runs"
+    outs = [leaves[k] for k in idx]
+    if self._B is None and outs[0].dim(): self._B, self._Bsrc = outs[0].shape[0], name
+    for o in outs:
+        if o.dim() == 0 or o.shape[0] != self._B: raise _dim_error(name, o.shape[0] if o.dim() else 'missing', self._B, self._Bsrc)
+    self._calls.append(_Call(mod, name, None, [get_gradient_edge(o) for o in outs], start, _versions(args, kwargs),
+                             args=args, kwargs=kwargs, out_idx=idx, outs=[o.detach() for o in outs],
+                             out_ref=[(weakref.ref(o), o._version) for o in outs]))
+
+# %% ../nbs/04_ghost.ipynb #7a8b48a3
+@patch
 def _post(self:GhostClipper, mod, args, kwargs, out):
+    "Forward hook of a hooked module: record the call (its input and output edge), expanding a broadcast lookup to the batch"
     if not self._on: return
     st = self._starts.get(mod)
     start, vers = st.pop() if st else (-1, None)
@@ -390,20 +266,10 @@ def _post(self:GhostClipper, mod, args, kwargs, out):
     if not x.is_floating_point():
         if self._index_batch(mod, name, x, y) == 'broadcast' and B != 1:
             x, y = x.expand(B, *x.shape[1:]), y.expand(B, *y.shape[1:]); new = y
-    elif x.shape[0] != B or y.shape[0] != B: raise self._dim_error(name, x.shape[0] if x.shape[0] != B else y.shape[0])
+    elif x.shape[0] != B or y.shape[0] != B: raise _dim_error(name, x.shape[0] if x.shape[0] != B else y.shape[0], B, self._Bsrc)
     self._calls.append(_Call(mod, name, rule, [get_gradient_edge(y)], start, [(x, x._version)], x=x,
                              out_ref=[(weakref.ref(y), y._version)]))
     return new
-
-@patch
-def _record_fallback(self:GhostClipper, mod, name, args, kwargs, leaves, idx, start):
-    outs = [leaves[k] for k in idx]
-    if self._B is None and outs[0].dim(): self._B, self._Bsrc = outs[0].shape[0], name
-    for o in outs:
-        if o.dim() == 0 or o.shape[0] != self._B: raise self._dim_error(name, o.shape[0] if o.dim() else 'missing')
-    self._calls.append(_Call(mod, name, None, [get_gradient_edge(o) for o in outs], start, _versions(args, kwargs),
-                             args=args, kwargs=kwargs, out_idx=idx, outs=[o.detach() for o in outs],
-                             out_ref=[(weakref.ref(o), o._version) for o in outs]))
 
 # %% ../nbs/04_ghost.ipynb #b980b48a
 @patch
@@ -436,93 +302,6 @@ def _ghost(self:GhostClipper, p, us):
     return 2 * T * T < p.numel()
 
 # %% ../nbs/04_ghost.ipynb #bf265d6f
-RHO = 1e3  # a ghost norm² below (Σ_t ‖L_t‖‖R_t‖)²/RHO is cancellation: that example is recomputed exactly
-
-@contextmanager
-def ieee_matmul():
-    "The engine's arithmetic as written: no autocast, float32 matmuls in full float32 (no TF32, no oneDNN bf16 passes); settings restored after"
-    b = torch.backends
-    new = [m for m in (b.cuda.matmul, getattr(getattr(b, 'mkldnn', None), 'matmul', None)) if hasattr(m, 'fp32_precision')]
-    saved = [m.fp32_precision for m in new]
-    cm = torch.backends.cuda.matmul     # CUDA half-precision GEMMs: float32 reductions only (the engine's bf16 → float32 Grams)
-    red = {k: getattr(cm, k) for k in ('allow_bf16_reduced_precision_reduction', 'allow_fp16_reduced_precision_reduction') if hasattr(cm, k)}
-    try: legacy = torch.get_float32_matmul_precision()
-    except RuntimeError: legacy = None       # set through the per-backend API only: the legacy setting is still its default
-    torch.set_float32_matmul_precision('highest')   # sets the legacy flag and every backend's, consistently
-    for k in red: setattr(cm, k, False)
-    try:
-        # a backward called inside the user's autocast would run the Grams and clipped sums in bf16: the bounds assume these dtypes
-        with torch.autocast('cpu', enabled=False), torch.autocast('cuda', enabled=False): yield
-    finally:
-        if legacy is not None: torch.set_float32_matmul_precision(legacy)
-        for m, s in zip(new, saved): m.fp32_precision = s
-        for k, v in red.items(): setattr(cm, k, v)
-        if not new: torch.backends.cuda.matmul.allow_tf32 = legacy != 'highest'
-
-def _unit(dt:torch.dtype) -> float: return torch.finfo(dt).eps / 2   # unit roundoff u: 2^-24 for float32, 2^-53 for float64
-
-def _gamma(n:int, u:float) -> float:
-    "γ_n = n·u / (1 − n·u): the relative error bound of n roundings"
-    if n * u >= 0.5: raise ValueError(f"{n} roundings of unit {u:.1e} have no useful error bound, so no clip factor can be "
-                                      "proven: use shorter sequences, float64 Grams (not MPS) or exact_sums=True")
-    return n * u / (1 - n * u)
-
-GRAM_RTOL = 2 ** -10  # float32 Grams whose error bound exceeds this share of the squared norm are redone in float64
-
-def _bound_slack(p, blocks, acc) -> float:
-    "q ≥ 1 with true S_b ≤ q · computed S_b: `factor_bound`'s row norms (at least float32), products and T-sums in `acc`"
-    m, n = p.shape[0], p.numel() // max(p.shape[0], 1)
-    T = sum(L.shape[1] for _, L, _ in blocks)
-    ua = max(_unit(acc_dtype(t.dtype)) for _, L, R in blocks for t in (L, R) if t.is_floating_point())
-    return (1 + _gamma(m + 2, ua)) * (1 + _gamma(n + 2, ua)) * (1 + _gamma(T + 2, _unit(acc)))
-
-def _side_gamma(k:int, block:int|None, gd, acc, fused:bool) -> float:
-    "Relative bound on a Gram entry of rows k wide (`gram_plan`): γ_k in `gd`, or `block`-column products in `gd` summed in `acc`"
-    u = _unit(gd) * (2 if fused else 1)   # CUDA's half-precision GEMM: each float32 addition charged a full ulp (truncation)
-    return _gamma(k, u) if block is None else (1 + _gamma(block, u)) * (1 + _gamma(-(-k // block), _unit(acc))) - 1
-
-def _gram_error(p, blocks, bounds, gd, acc, ws:dict|None=None) -> Tensor:
-    "Bound on |computed − true| of a ghost squared norm, Gram products in `gd` (`ws`: each pair's W^R, W^L), inner products and sums in `acc`, [B]"
-    nb = len(blocks)
-    m, n = p.shape[0], p.numel() // max(p.shape[0], 1)
-    T = sum(L.shape[1] for _, L, _ in blocks)
-    tail = _gamma(T * T + nb * nb + 5, _unit(acc))     # Σ_ts GL·GR (products and sums in `acc`), W's sums, the parts' sum
-    err = torch.zeros_like(bounds[0])
-    for i, (_, La, Ra) in enumerate(blocks):
-        for j in range(i, nb):
-            Lb, Rb = blocks[j][1:]
-            cols, kl, kr = gram_plan(La, Ra, Lb, gd, acc)   # as `factor_inner` forms them: zero columns dropped, blocks
-            dense = La.is_floating_point() and Lb.is_floating_point()
-            gm = _side_gamma(m if cols is None else len(cols), kl, gd, acc, fused_gemm(La, Lb, gd)) if dense else 0.  # one-hot: exact
-            gn = _side_gamma(n, kr, gd, acc, fused_gemm(Ra, Rb, gd))
-            SS = bounds[i] * bounds[j]
-            e = ((1 + gm) * (1 + gn) * (1 + tail) - 1) * SS    # |ΔG_ts| ≤ γ_m ‖L_t‖‖L_s‖, same for R: summed against S S'
-            if ws: e = torch.minimum(e, (1 + tail) * (gm * ws[i, j][0] + gn * ws[i, j][1]) + (3 * gm * gn + tail * (1 + gm) * (1 + gn)) * SS)
-            err = err + (1 if i == j else 2) * e
-    return err * _bound_slack(p, blocks, acc) ** 2
-
-def _ghost_release(p, blocks, bounds, sq, exact, sd, acc, out_u, gerr) -> Tensor:
-    "Upper bound on ‖fl(c_i g_i)‖ / c_i, each example alone, for a ghost parameter (its sums in `sd`; `gerr` from `_gram_error`), [B], `acc`"
-    ug, us = _unit(acc), _unit(sd)
-    nb = len(blocks)
-    q = _bound_slack(p, blocks, acc)                           # true S_b ≤ q · computed S_b
-    S = [b * q for b in bounds]
-    St = sum(S)
-    onehot = any(not L.is_floating_point() for _, L, _ in blocks)
-    # each block: T_b + 2 roundings (c cast, c·R, products, T_b − 1 additions), one-hot ones in `acc` (float64)
-    gemm = sum(_gamma(L.shape[1] + 2, us if L.is_floating_point() else ug) * s for (_, L, _), s in zip(blocks, S))
-    u_sum = min(ug, us) if onehot else us                      # blocks summed in the promoted dtype, then cast to sd
-    add = _gamma(nb, u_sum) * 1.01 * St if nb > 1 else 0.
-    cast = us if u_sum < us else 0.
-    U = ((sq.clamp_min(0) + gerr).sqrt() + gemm + add) * (1 + cast)
-    for i, g in exact.items():                                 # materialised in float64: its norm is that of the vector released
-        U[i] = (sq[i] * (1 + _gamma(g.numel() + 1, ug))).sqrt() * (1 + _gamma(2, us))
-    return U * (1 + out_u)
-
-def _mat_release(sq, numel:int, sd, acc, out_u) -> Tensor:
-    "Upper bound on ‖fl(c_i g_i)‖ / c_i for a materialised parameter: its norm (float64 sum of squares), c cast and product"
-    return (sq * (1 + _gamma(numel + 1, _unit(acc)))).sqrt() * (1 + _gamma(2, _unit(sd))) * (1 + out_u)
-
 @patch
 def _wrote(self:GhostClipper, p) -> bool:
     "Is `p.grad` the tensor this clipper last wrote, unchanged since?"
@@ -541,92 +320,54 @@ def _check_foreign_grads(self:GhostClipper):
 
 @patch
 def _set_last(self:GhostClipper, norms, clip, psq, decisions, stats, exact, margins=None):
+    "Record what the last backward computed (`last_norms`, `last_clip_factors`, ...)"
     self.last_norms, self.last_clip_factors, self.last_param_sq, self.last_decisions = norms, clip, psq, decisions
     self.last_stats, self.last_exact, self.last_margins = stats, exact, margins
+
+@patch
+def check_grads(self:GhostClipper, params=None):
+    "Fail if a `p.grad` changed since this clipper last wrote it (e.g. a plain `loss.backward()` leaked in)"
+    for p in (params if params is not None else self.params):
+        if p.grad is not None and not self._wrote(p):
+            raise RuntimeError(f"p.grad of '{self.pnames.get(id(p), tuple(p.shape))}' was written outside GhostClipper.backward "
+                               "(a plain loss.backward()?): it is not clipped. Zero the gradients and redo the batch")
+
+@patch
+def reset_marks(self:GhostClipper):
+    "Forget which gradients this clipper wrote (after an optimizer step has zeroed them)"
+    self._marks = {}
 
 # %% ../nbs/04_ghost.ipynb #d4000011
 @patch
 def _norms(self:GhostClipper, by:dict, B:int, acc, dev, to_dict:bool=False):
     "Per-parameter squared norms (ghost, or materialised; cancelling examples recomputed exactly), summed and split by part"
-    g64 = self.last_gram64 = {}                         # per ghost parameter: examples whose float32 Grams were redone in float64
+    self.last_gram64 = {}                               # per ghost parameter: examples whose float32 Grams were redone in float64
     stats = {k: torch.zeros(B, dtype=acc, device=dev) for k in STAT_KEYS}
     total = torch.zeros(B, dtype=acc, device=dev)
     rel_sq = torch.zeros(B, dtype=acc, device=dev)      # Σ_p (bound on the released ‖fl(c_i g_i)‖ / c_i)²
-    payload, psq, decisions, exact_n = {}, {}, {}, {}
-    adj = torch.zeros(B, dtype=acc, device=dev)         # an emulation's change to the squared norm the clip factor uses
+    payload, psq, decisions, exact_n, tied = {}, {}, {}, {}, []
     for pid, us in by.items():
         p, name = us[0].param, self.pnames[pid]
         sd = sum_dtype(p.dtype, self.exact_sums)
         out_u = 0. if to_dict or p.dtype == sd else _unit(p.dtype)   # the final cast to p.dtype rounds too
         if self._ghost(p, us):
-            gd = self._gram_dtype(us, acc)
-            parts, blocks, bounds, ws = _ghost_parts(p, us, gd)
-            bound = sum(bounds)
-            sq, exact = sum(parts.values()), {}
-            err = _gram_error(p, blocks, bounds, gd, acc, ws)      # |computed − true| squared norm, for every example
-            if gd != acc and len(loose := (err > GRAM_RTOL * sq.clamp_min(0)).nonzero().flatten()):
-                sub = [(lab, L[loose], R[loose]) for lab, L, R in blocks]   # float32 Grams too loose there: float64
-                with torch.profiler.record_function("dptie::gram_float64"): again, _ = _block_parts(sub, acc)
-                for k in parts: parts[k][loose] = again[k]
-                sq, err[loose] = sum(parts.values()), _gram_error(p, sub, [b[loose] for b in bounds], acc, acc)
-                g64[name] = len(loose)
-            for i in (sq * RHO < bound * bound).nonzero().flatten().tolist():
-                with torch.profiler.record_function("dptie::exact_recompute"): pi, exact[i] = _exact_example(p, blocks, i)
-                for k in parts: parts[k][i] = pi.get(k, 0.)
-                sq[i] = exact[i].pow(2).sum()
-            payload[pid] = (p, blocks, exact, None)
-            decisions[name] = 'ghost'
+            parts, sq, blocks, exact, rel, n64 = _bounded_ghost(p, us, acc, sd, out_u, self.exact_sums)
+            if n64: self.last_gram64[name] = n64
+            payload[pid], decisions[name] = (p, blocks, exact, None), 'ghost'
             if exact: exact_n[name] = len(exact)
-            rel = _ghost_release(p, blocks, bounds, sq, exact, sd, acc, out_u, err)
         else:
             with torch.profiler.record_function("dptie::materialize"): parts, pay, sq = _mat_parts(p, us, B)
-            payload[pid] = (p, None, None, pay)
-            decisions[name] = 'materialize'
+            payload[pid], decisions[name] = (p, None, None, pay), 'materialize'
             rel = _mat_release(sq, p.numel(), sd, acc, out_u)
         psq[name] = sq; total += sq; rel_sq += rel * rel
-        if self.tied_norm != 'exact' and {'embed_in', 'embed_out'} <= {u.label for u in us}: adj += _tied_adjust(self.tied_norm, parts)
+        if {'embed_in', 'embed_out'} <= {u.label for u in us}: tied.append(parts)   # a tied matrix: its parts
         for k, v in parts.items(): stats[k] += v
-    return stats, total, payload, psq, decisions, exact_n, rel_sq, adj
+    return stats, total, payload, psq, decisions, exact_n, rel_sq, tied
 
-def _tied_adjust(kind:str, parts:dict) -> Tensor:
-    "A tied matrix's emulated norm² minus its true one: 'triangle' (‖g_E‖ + ‖g_H‖)², ≥ the truth; 'one-use' the head's use alone"
-    a, b, x = parts['embed_in'], parts['embed_out'], parts['embed_cross']
-    if kind == 'triangle': return (2 * (a * b).clamp_min(0).sqrt() - x).clamp_min(0)   # 2‖g_E‖‖g_H‖ ≥ the cross term 2⟨g_E, g_H⟩
-    return -(a + x)                                      # drops the input use and the cross term: what an overwriting hook sees
-
+# %% ../nbs/04_ghost.ipynb #83392fdf
 @patch
-def _gram_dtype(self:GhostClipper, us:list, acc) -> torch.dtype:
-    "Gram products in float32 when every factor is at most float32 (and not `exact_sums`), with an error bound; else `acc`"
-    if self.exact_sums or acc != torch.float64: return acc
-    low = (torch.float32, torch.bfloat16, torch.float16)
-    return torch.float32 if all(t.dtype in low for u in us for t in (u.L, u.R) if t is not None and t.is_floating_point()) else acc
-
-def _clipped_sums(payload:dict, clip:Tensor, exact_sums:bool=False) -> dict:
-    "`Σ_i c_i g_i` per parameter in `sum_dtype` (at least float32) from its factors; recomputed examples from their gradients"
-    sums = {}
-    for pid in list(payload):                     # pop as we go: output gradients are freed parameter by parameter
-        p, blocks, exact, pay = payload.pop(pid)
-        sd = sum_dtype(p.dtype, exact_sums)
-        if blocks is not None:
-            c = clip
-            if exact: c = clip.clone(); c[list(exact)] = 0       # those examples are added exactly, below
-            dense = [factor_sum(L, R, c, p.shape[0], sd) for _, L, R in blocks if L.is_floating_point()]
-            s = sum(dense[1:], dense[0]) if dense else None
-            for _, L, R in blocks:                               # one-hot blocks: float64 on the rows they touch only
-                if L.is_floating_point(): continue
-                rows, part = onehot_rows(L, R, c)
-                if s is None: s = R.new_zeros(p.shape[0], R.shape[-1], dtype=sd)   # in sd: no float64 copy of a V × d matrix
-                s = s.index_copy_(0, rows, (s.index_select(0, rows).to(part.dtype) + part).to(s.dtype))  # one rounding per row
-            s = s.view(p.shape)
-            for i, g in exact.items(): s = s + (clip[i] * g).to(s.dtype)
-        else: s = torch.tensordot(clip.to(sd), pay.to(sd), dims=1)
-        sums[pid] = s.to(sd)
-        del pay, blocks
-    return sums
-
-# %% ../nbs/04_ghost.ipynb #d4000012
-@patch
-def _backward(self:GhostClipper, losses, into=None):
+def _check_losses(self:GhostClipper, losses, into):
+    "Fail before any work on losses that are not one number per example, an `into` that is not a dict, or gradients it must not touch"
     if not isinstance(losses, Tensor): raise TypeError(f"losses must be a tensor of shape [B], got {type(losses).__name__}")
     if into is not None and not isinstance(into, dict):
         raise TypeError(f"into must be a dict {{id(p): tensor}} (or None to add into p.grad), got {type(into).__name__}")
@@ -635,12 +376,18 @@ def _backward(self:GhostClipper, losses, into=None):
                          "reduction='none' and reduce each example to one number (e.g. the mean over its real tokens)")
     self._check_trainable(); self._check_param_hooks(); self._check_foreign_grads()
     if into is not None: self._check_into(into)
+
+# %% ../nbs/04_ghost.ipynb #d4000012
+@patch
+def _backward(self:GhostClipper, losses, into=None):
+    "`backward`'s work: checks, one autograd pass to the saved edges, the unseen-use check, rules, norms, then `_finish`"
+    self._check_losses(losses, into)
     dev = losses.device
     acc = gram_dtype(dev)
     if losses.shape[0] == 0 and not self._B:        # an empty Poisson batch: nothing to add (the DP step adds noise)
         e = torch.zeros(0, dtype=acc, device=dev)
         self._set_last(e, e, {}, {}, {k: e for k in (*STAT_KEYS, 'total')}, {})
-        self.last_margins, self.last_batch_digest = e, self._digest()
+        self.last_margins, self.last_batch_digest = e, self.pending_digest()
         return e
     if not self._calls:
         raise RuntimeError("no forward pass was recorded: run the model with grad enabled and the clipper attached "
@@ -652,17 +399,7 @@ def _backward(self:GhostClipper, losses, into=None):
     if not losses.requires_grad: raise ValueError("losses do not require grad: compute them from the model outputs with grad enabled")
     nv = _verify_count(self.verify, B)   # examples to check by autograd
     calls = self._calls
-    for c in calls:
-        for t, v in c.versions:
-            if t._version != v:
-                raise RuntimeError(f"the input of {c.name} was modified in place after its forward, so its saved activations "
-                                   "are stale: avoid in-place ops on layer inputs (x = x + y, not x += y)")
-        for ref, v in c.out_ref:
-            t = ref()
-            if t is not None and t._version != v:
-                raise RuntimeError(f"the output of {c.name} was modified in place after its forward (nn.ReLU(inplace=True), "
-                                   "mul_, +=, ...), which moves its gradient where the clipper cannot see it: use the "
-                                   "out-of-place form (nn.ReLU(), y = y * s) right after modules the clipper hooks")
+    _check_stale(calls)
     with torch.enable_grad(): total_loss = losses.sum()
     with torch.profiler.record_function("dptie::output_grads"):
         flat = torch.autograd.grad(total_loss, [e for c in calls for e in c.edges], allow_unused=True, retain_graph=nv > 0)
@@ -670,16 +407,22 @@ def _backward(self:GhostClipper, losses, into=None):
     for c in calls: grads.append(flat[k:k + len(c.edges)]); k += len(c.edges)
     del flat
     if self.check_unseen:
-        with torch.profiler.record_function("dptie::check_graph"): self._check_graph(losses, calls, grads)
+        with torch.profiler.record_function("dptie::check_graph"): _check_graph(losses, calls, grads, self._tids, self.pnames)
     with ieee_matmul():                          # the engine's own matmuls in full float32 (no TF32)
         with torch.profiler.record_function("dptie::rules"): by = self._uses(calls, grads)
         del grads
-        stats, total, payload, psq, decisions, exact_n, rel_sq, adj = self._norms(by, B, acc, dev, into is not None)
+        stats, total, payload, psq, decisions, exact_n, rel_sq, tied = self._norms(by, B, acc, dev, into is not None)
         del by
-        return self._finish(losses, into, nv, stats, total, payload, psq, decisions, exact_n, rel_sq, adj)
+        return self._finish(losses, into, nv, stats, total, payload, psq, decisions, exact_n, rel_sq, tied)
+
+# %% ../nbs/04_ghost.ipynb #7d42a4ad
+@patch
+def _bound(self:GhostClipper, rel_sq, norms, tied):
+    "U_i, what the clip factor C/max(U_i, C) divides by: `release_bound` of the parameters' bounds (`tied`: the tied matrices' parts, for a subclass)"
+    return release_bound(rel_sq, norms)
 
 @patch
-def _finish(self:GhostClipper, losses, into, nv, stats, total, payload, psq, decisions, exact_n, rel_sq, adj=None):
+def _finish(self:GhostClipper, losses, into, nv, stats, total, payload, psq, decisions, exact_n, rel_sq, tied=()):
     "Clip factors with their rounding margins, clipped sums, optional verification, then the sums added where they go"
     B = len(total)
     self.last_autocast = self._amp        # the forward's autocast dtype (None: none): `verify` compares with autograd at its precision
@@ -693,18 +436,23 @@ def _finish(self:GhostClipper, losses, into, nv, stats, total, payload, psq, dec
     if (total < 0).any(): raise RuntimeError("internal error: a squared norm came out negative; please report it")
     C = self.max_grad_norm
     # c_i = min(1, C / (‖g_i‖ (1 + m_i))): U_i = ‖g_i‖ (1 + m_i) bounds the norm of what is released for example i
-    U = (rel_sq * (1 + 16 * _unit(rel_sq.dtype))).sqrt().maximum(norms)
-    if self.tied_norm == 'triangle': U = ((rel_sq + adj) * (1 + 16 * _unit(rel_sq.dtype))).sqrt().maximum(U)  # larger: still ≤ C
-    if self.tied_norm == 'one-use': U = ((rel_sq + adj).clamp_min(0) * (1 + 16 * _unit(rel_sq.dtype))).sqrt()  # smaller: NOT ≤ C
+    U = self._bound(rel_sq, norms, tied)
     clip = C / U.clamp_min(C)
     margins = torch.where(norms > 0, U / norms.clamp_min(torch.finfo(norms.dtype).tiny) - 1, torch.zeros_like(U))
     with torch.profiler.record_function("dptie::clipped_sums"): sums = _clipped_sums(payload, clip, self.exact_sums)
     self._set_last(norms, clip, psq, decisions, {**stats, 'total': total}, exact_n, margins)
-    with torch.profiler.record_function("dptie::digest"): digest = self._digest()
+    with torch.profiler.record_function("dptie::digest"): digest = self.pending_digest()
     if nv:
-        self._verify(losses, norms, sums, nv)
+        _verify(self, losses, norms, sums, nv)
         self.last_verified = nv
     self.last_batch_digest = digest
+    self._add_sums(sums, into)
+    return norms
+
+# %% ../nbs/04_ghost.ipynb #0f7d91f5
+@patch
+def _add_sums(self:GhostClipper, sums:dict, into):
+    "Add the clipped sums where they go: into `into` (the caller's accumulator, at least float32), else into `p.grad` (cast once)"
     for p in self.params:
         s = sums.get(id(p))
         if s is None: continue
@@ -716,7 +464,6 @@ def _finish(self:GhostClipper, losses, into, nv, stats, total, payload, psq, dec
         if p.grad is None: p.grad = s.contiguous()
         else: p.grad.add_(s)
         self._marks[id(p)] = (p.grad, p.grad._version)
-    return norms
 
 @patch
 def _check_into(self:GhostClipper, into:dict):
@@ -739,83 +486,8 @@ def backward(self:GhostClipper, losses:Tensor, # [B] one loss per example, from 
         with torch.no_grad(): return self._backward(losses, into)
     finally: self.clear()
 
-# %% ../nbs/04_ghost.ipynb #d4973e79
-@patch
-def _check_graph(self:GhostClipper, losses, calls, grads):
-    "Fail if the graph uses a trainable parameter a different number of times than the hooked calls account for"
-    mixing = []
-    total = count_param_uses([losses.grad_fn], self._tids, on_node=lambda n: _mixes_batch(n) and mixing.append(n))
-    if mixing:
-        raise RuntimeError(f"the loss goes through {type(mixing[0]).__name__} in training mode (F.batch_norm(training=True) "
-                           "or a batch norm module the clipper does not hook): batch statistics make each example's loss "
-                           "depend on the others, so per-example gradients do not exist; use eval() statistics or GroupNorm")
-    seen = defaultdict(int)
-    for c, gs in zip(calls, grads):
-        nodes = [e.node for e, g in zip(c.edges, gs) if g is not None]
-        if not nodes: continue
-        own = {id(p) for p in c.module._parameters.values() if _trains(p)}
-        for k, v in count_param_uses(nodes, own, c.start).items(): seen[k] += v
-    for pid in set(total) | set(seen):
-        if total.get(pid, 0) != seen.get(pid, 0):
-            n = self.pnames[pid]
-            raise RuntimeError(f"trainable parameter '{n}' is used {total.get(pid, 0)} time(s) in the autograd graph but "
-                               f"hooked module calls account for {seen.get(pid, 0)}: a use outside its own module's forward "
-                               f"(e.g. F.linear(h, {n}) or another module reading it) would not be clipped. Call the module "
-                               "instead, register a rule for the module that uses it, or freeze the parameter")
-
 # %% ../nbs/04_ghost.ipynb #d4000013
-def verify_rtol_for(dt:torch.dtype) -> float:
-    "Default tolerance of `verify` for parameters of dtype `dt`"
-    return 1e-8 if dt == torch.float64 else 1e-4 if dt == torch.float32 else 1e-2
-
 @patch(as_prop=True)
 def verify_tolerance(self:GhostClipper) -> float:
     "The relative tolerance `verify` checks with: `verify_rtol`, or the default for the parameters' dtype (the autocast dtype of the forward, if any)"
     return self.verify_rtol or verify_rtol_for(self._amp or self.last_autocast or self.params[0].dtype)
-
-@patch
-def _verify(self:GhostClipper, losses, norms, sums, k:int):
-    "Recompute the first `k` examples' gradients by autograd, one at a time: their norms; with k = B also the clipped sums"
-    B, ps, C = len(norms), self.params, self.max_grad_norm
-    ref_sq = {self.pnames[id(p)]: norms.new_zeros(k) for p in ps}
-    gs = []
-    for i in range(k):
-        with torch.enable_grad(): li = losses[i]
-        gi = torch.autograd.grad(li, ps, retain_graph=i < k - 1, allow_unused=True)
-        for p, g in zip(ps, gi):
-            if g is not None: ref_sq[self.pnames[id(p)]][i] = g.to(norms.dtype).pow(2).sum()
-        if k == B: gs.append(gi)
-    ref = sum(ref_sq.values()).sqrt()
-    rtol = self.verify_tolerance
-    rel = (norms[:k] - ref).abs() / ref.clamp_min(1e-30)
-    if (rel > rtol).any():                 # counts, never positions: which examples is private
-        perr = {n: ((self.last_param_sq.get(n, torch.zeros_like(norms))[:k] - r).abs() / r.clamp_min(1e-30)).max().item() for n, r in ref_sq.items()}
-        worst = max(perr, key=perr.get)
-        raise RuntimeError(f"verify: per-example gradient norms disagree with autograd for {int((rel > rtol).sum())} of the "
-                           f"{k} example(s) checked (max relative error {rel.max().item():.2e} > {rtol:.0e}); worst parameter "
-                           f"'{worst}' (relative error of its squared norm {perr[worst]:.2e})")
-    c = self.last_clip_factors[:k]
-    over = c * ref > C * (1 + rtol)            # (the one-use emulation exceeds C by design: it is not a private release)
-    if over.any() and self.tied_norm != 'one-use': raise RuntimeError(f"verify: for {int(over.sum())} of the {k} example(s) checked the clip factor lets the "
-                                      f"autograd gradient exceed C = {C:g}; please report it")
-    if k < B: return
-    for j, p in enumerate(ps):
-        want = sum(c[i].double() * gs[i][j].double() for i in range(B) if gs[i][j] is not None)
-        if not isinstance(want, Tensor): want = torch.zeros_like(p, dtype=torch.float64)
-        got = sums.get(id(p), torch.zeros_like(p)).double()
-        e = ((got - want).norm() / want.norm().clamp_min(1e-30)).item()
-        if e > rtol: raise RuntimeError(f"verify: clipped gradient sum of '{self.pnames[id(p)]}' disagrees with autograd "
-                                        f"(relative error {e:.2e} > {rtol:.0e})")
-
-@patch
-def check_grads(self:GhostClipper, params=None):
-    "Fail if a `p.grad` changed since this clipper last wrote it (e.g. a plain `loss.backward()` leaked in)"
-    for p in (params if params is not None else self.params):
-        if p.grad is not None and not self._wrote(p):
-            raise RuntimeError(f"p.grad of '{self.pnames.get(id(p), tuple(p.shape))}' was written outside GhostClipper.backward "
-                               "(a plain loss.backward()?): it is not clipped. Zero the gradients and redo the batch")
-
-@patch
-def reset_marks(self:GhostClipper):
-    "Forget which gradients this clipper wrote (after an optimizer step has zeroed them)"
-    self._marks = {}

@@ -108,6 +108,29 @@ SEEDED_WARNING = ("make_private(seed={seed}): the Poisson batches come from a ge
 SHARED_WARNING = ("make_private(noise_key=...): every run given this key adds the same noise at the same step (common random "
                   "numbers). Each run's ε holds for that run alone: releasing two of them can cancel their noise")
 
+def _no_emulation(kw:dict):
+    "Refuse `tied_norm` other than 'exact': the emulations of clipping a tied matrix are the study's, not a release's"
+    t = kw.pop("tied_norm", "exact")
+    if t != "exact":
+        raise ValueError(f"tied_norm={t!r} is one of the study's emulations of clipping a tied matrix (dptie_nb.emulations; "
+                         "'one-use' clips it by its head's use alone and releases more than C for an example: not a DP "
+                         "mechanism). make_private always clips a tied matrix by its exact norm; the study runs the "
+                         "emulations with train(RunConfig(tied_norm=...)), which records the one-use run's ε as infinite")
+
+def _release_or_research(seed, secure, noise_key) -> bool:
+    "Whether the run is a release (secure), checked against its seed and noise key; warns for a research run and a shared key"
+    if secure is None: secure = seed is None and noise_key is None
+    if secure and (seed is not None or noise_key is not None):
+        raise ValueError(f"secure=True draws the noise and the batches from the OS's entropy, so seed={seed!r} and noise_key="
+                         f"{noise_key!r} would be unused: drop them (a release), or pass secure=False (a research run)")
+    if not secure and seed is None:
+        raise ValueError("a research run (secure=False) needs a seed for its batches: make_private(..., seed=0), or "
+                         "secure=True (the default) for a release")
+    if not secure: warnings.warn(SEEDED_WARNING.format(seed=seed), stacklevel=3)
+    if noise_key is not None: warnings.warn(SHARED_WARNING, stacklevel=3)
+    return secure
+
+# %% ../nbs/05b_private.ipynb #43f3495a
 def make_private(model:nn.Module, # the model to train (its trainable parameters are clipped)
                  optimizer:torch.optim.Optimizer, # the inner optimizer over the model's trainable parameters
                  data, # the training set (anything with len; indexable with loss_fn) or its size N
@@ -123,26 +146,14 @@ def make_private(model:nn.Module, # the model to train (its trainable parameters
                  loss_fn=None, # loss_fn(model, batch) -> [B] per-example losses: then priv.step() runs the loop (recommended)
                  collate_fn=None, # list of data[i] -> the batch loss_fn takes (default: torch's default_collate)
                  micro_batch_size:int|None=None, # examples per backward in priv.step() (None: the whole batch)
-                 **kw) -> PrivateTraining: # `DPOptimizer`/`GhostClipper` options (check_first_step, mode, tied_norm='triangle', ...)
+                 **kw) -> PrivateTraining: # `DPOptimizer`/`GhostClipper` options (check_first_step, mode, exact_sums, ...)
     """σ for a target ε, and the run that spends it: DP optimizer, Poisson sampler, ledger and noise key in one object (secure unless a seed is given)
 
     The recommended loop: `priv = make_private(model, opt, train_set, 256, 3, 3.0, loss_fn=per_example_loss)`, then
     `while not priv.done: priv.step()`. Save with `torch.save(dict(model=model.state_dict(), private=priv.state_dict()), f)`;
     resume with the same `make_private(...)`, then `model.load_state_dict(s["model"]); priv.load_state_dict(s["private"])`."""
-    check_materialised(model)
-    if kw.get("tied_norm", "exact") == "one-use":
-        raise ValueError("tied_norm='one-use' clips a tied matrix by its head's use alone and releases more than C for an "
-                         "example: it is an emulation for the study (train(tied_norm='one-use'), whose ε is recorded as "
-                         "infinite), not a DP mechanism. make_private takes 'exact' (the default) or 'triangle'")
-    if secure is None: secure = seed is None and noise_key is None
-    if secure and (seed is not None or noise_key is not None):
-        raise ValueError(f"secure=True draws the noise and the batches from the OS's entropy, so seed={seed!r} and noise_key="
-                         f"{noise_key!r} would be unused: drop them (a release), or pass secure=False (a research run)")
-    if not secure and seed is None:
-        raise ValueError("a research run (secure=False) needs a seed for its batches: make_private(..., seed=0), or "
-                         "secure=True (the default) for a release")
-    if not secure: warnings.warn(SEEDED_WARNING.format(seed=seed), stacklevel=2)
-    if noise_key is not None: warnings.warn(SHARED_WARNING, stacklevel=2)
+    check_materialised(model); _no_emulation(kw)
+    secure = _release_or_research(seed, secure, noise_key)
     n = len(data) if hasattr(data, "__len__") else data
     if loss_fn is not None and not (hasattr(data, "__len__") and hasattr(data, "__getitem__")):
         raise ValueError("make_private(..., loss_fn=...) draws its batches from data itself: pass the training set (len and "

@@ -158,3 +158,43 @@ def _fallback_grads(mod, args, kwargs, out_idx, outs, grads, B):
             raise RuntimeError("re-running it one example at a time does not reproduce its output: its output for one "
                                "example depends on the others, or its batch dimension is not first")
     return list(pg), ps
+
+# %% ../nbs/03b_rules.ipynb #80dbffc6
+_UNSUPPORTED = {nn.RNNBase: "recurrent layers reuse their weights at every time step inside one fused kernel, which no hook "
+                            "sees per example (Opacus has DPLSTM); freeze it or build the cell from nn.Linear",
+                nn.MultiheadAttention: "it applies out_proj and its input projections functionally "
+                                       "(F.multi_head_attention_forward), so their per-example uses cannot be seen; use an "
+                                       "attention built from nn.Linear modules (as HF GPT-2 and Llama do) or freeze it"}
+
+def _unsupported(mod) -> str|None:
+    "Why `mod`'s parameters cannot be clipped exactly here, or None"
+    for t, why in _UNSUPPORTED.items():
+        if isinstance(mod, t): return why
+    from torch.nn.utils import parametrize
+    if parametrize.is_parametrized(mod) or any(type(h).__name__ in ('WeightNorm', 'SpectralNorm') for h in mod._forward_pre_hooks.values()):
+        return ("its weight is a function of other parameters (weight_norm, spectral_norm or torch.nn.utils.parametrize), "
+                "which the per-layer rules do not differentiate through; remove the parametrization "
+                "(parametrize.remove_parametrizations) or freeze it")
+    return None
+
+def _broadcast_embeddings(model) -> list:
+    "Position embeddings of HF models: looked up with [1,T] positions and added to every example's token embeddings"
+    return [e for m in model.modules() if _is_hf_model(m)
+            for e in (getattr(m, k, None) for k in ('wpe', 'position_embeddings', 'embed_positions')) if isinstance(e, nn.Embedding)]
+
+# %% ../nbs/03b_rules.ipynb #876d8f16
+def _modules_to_hook(model:nn.Module) -> list:
+    "(name, module, rule or None for the fallback) of each module that owns a trainable parameter; refuses what neither can clip"
+    out = []
+    for name, mod in model.named_modules():
+        if not any(_trains(p) for p in mod.parameters()): continue
+        name = name or type(mod).__name__
+        why = _unsupported(mod)
+        if why: raise ValueError(f"{name} ({type(mod).__name__}) has trainable parameters and is not supported: {why}")
+        if not any(_trains(p) for p in mod._parameters.values()): continue
+        rule = RULES.get(type(mod))
+        if rule is not None and rule.check is not None:
+            try: rule.check(mod)
+            except NotImplementedError as e: raise ValueError(f"{name} ({type(mod).__name__}): {e}") from None
+        out.append((name, mod, rule))
+    return out

@@ -11,7 +11,8 @@ PKG = ROOT/"dptie_nb"
 LAYERS = [
     {"plumbing": ["files", "runner", "accountant", "distributed", "sampling", "factors", "assets"]},
     {"definitions": ["config", "definitions"]},
-    {"engine": ["rules", "ghost", "data", "model", "dpoptim", "private", "engine", "corpus", "lm"]},
+    {"engine": ["rules", "batch", "bounds", "verify", "ghost", "emulations", "data", "model", "locality", "dpoptim", "private",
+                "engine", "corpus", "lm"]},
     {"jobs": ["train", "pretrain", "probe", "bench", "sweep"], "report": ["results", "figures", "phrases", "costs", "findings", "report"]},
     {"face": ["cli"]},
 ]
@@ -132,7 +133,8 @@ if __name__ == "__main__":
     for c in cycles(g): print("circle:", " -> ".join(c))
 
 #: the DP library: what `make_private` needs, and nothing of the study (GLUE, papermill, pandas, figures, the report)
-LIBRARY = ["sampling", "accountant", "factors", "rules", "ghost", "dpoptim", "private", "distributed"]
+LIBRARY = ["sampling", "accountant", "factors", "rules", "batch", "bounds", "verify", "ghost", "locality", "dpoptim", "private",
+           "distributed"]
 STUDY_ONLY = ("pandas", "papermill", "matplotlib", "datasets", "nbformat")
 
 def test_the_library_imports_no_study_module():
