@@ -23,9 +23,10 @@ from .definitions import MAIN_PRESET, MODE_LABELS, check_preset, load_presets, p
 from .runner import run_notebook
 from .figures import fig_png
 from .findings import RATIO_PAIRS, gap_differences, pair_ratios, paper_slowdown, cell_text, ci_text, comparison_verdict, num, pct, signed, values_text, verdict
-from .results import (BASELINE_MODE, NOT_RUN, evaluate_gates, failed_gates, gates_text, unrun_gates, DIFF_COLUMNS, POINTS, bench_groups, bench_status, comparisons, eps_key, eps_label, mode_order,
-                              norms_table, paired_diffs, paper_gaps, paper_gap_tests, paper_memory,
-                              part_keys, part_label, summarise, task_key, with_variants, load_runs, find_paper)
+from .results import POINTS, eps_key, eps_label, part_keys, part_label, task_key, load_runs
+from .stats import DIFF_COLUMNS, comparisons, paired_diffs, summarise, with_variants
+from .gates import NOT_RUN, evaluate_gates, failed_gates, gates_text, unrun_gates
+from .sources import BASELINE_MODE, bench_groups, bench_status, mode_order, norms_table, paper_gaps, paper_gap_tests, paper_memory, find_paper
 
 # %% auto #0
 __all__ = ['EVAL_LABELS', 'PAGE_CSS', 'ANSWER_LABELS', 'results_table', 'eval_table', 'norms_summary', 'pilot_table',
