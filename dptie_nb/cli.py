@@ -18,7 +18,7 @@ def bench_command(argv=None) -> int:
     "`dptie bench`: the benchmark (`dptie_nb.bench`: OUT/bench.json, ratios.json), then its figure OUT/bench.png, the report's own."
     from dptie_nb import bench
     from dptie_nb.figures import plot_bench
-    from dptie_nb.results import load_bench
+    from dptie_nb.sources import load_bench
     rc, out = bench.main(argv), bench.bench_out(argv)
     if out is not None and (out/"bench.json").exists():
         plot_bench(load_bench(out/"bench.json")[0], save=out/"bench.png")   # one picture of the benchmark, here and in every report

@@ -11,7 +11,7 @@ import pandas as pd
 
 from .definitions import MODE_LABELS
 from .phrases import num, pct, say, span_text, values_text
-from .results import BENCH_COLUMNS, bench_groups, bench_status, mode_order, paper_memory
+from .sources import BENCH_COLUMNS, bench_groups, bench_status, mode_order, paper_memory
 
 # %% auto #0
 __all__ = ['RATIO_PAIRS', 'pair_ratios', 'paper_slowdown', 'memory_brief', 'memory_summary', 'memory_answer', 'cost_sentences',

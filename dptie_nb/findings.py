@@ -11,9 +11,10 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
-from .results import (MIN_INTERVAL_N, BENCH_COLUMNS, DIFF_COLUMNS, BY_HAND, is_dp, accountant_table, comparisons, eps_key, eps_text,
-                              get_key, norms_table, paired_diffs, paper_gap_tests, part_index, summarise, evaluate_gates, failed_gates,
-                              gates_text, unrun_gates, headroom, PRIMARY_EXTRA, CONTROL_EXTRA, unclaimed, with_variants, AT_CHANCE)
+from .results import is_dp, eps_key, eps_text, get_key, part_index, unclaimed
+from .stats import MIN_INTERVAL_N, DIFF_COLUMNS, comparisons, paired_diffs, summarise, PRIMARY_EXTRA, CONTROL_EXTRA, with_variants
+from .gates import evaluate_gates, failed_gates, gates_text, unrun_gates, headroom, AT_CHANCE
+from .sources import BENCH_COLUMNS, BY_HAND, accountant_table, norms_table, paper_gap_tests
 from .assets import GLUE_TRAIN_ROWS, project_root
 from .config import CLIP_ONLY, eps_label
 from .definitions import load_presets

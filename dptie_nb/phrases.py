@@ -11,7 +11,9 @@ import numpy as np
 import pandas as pd
 
 from .assets import GLUE_TRAIN_ROWS, shown_path
-from .results import MIN_INTERVAL_N, chance_of, eps_key, eps_text, get_key, paper_steps, summarise
+from .results import chance_of, eps_key, eps_text, get_key
+from .stats import MIN_INTERVAL_N, summarise
+from .sources import paper_steps
 
 # %% auto #0
 __all__ = ['STYLES', 'PHRASES', 'DIFFERENCES', 'SETUP_PHRASES', 'num', 'signed', 'ci_text', 'pct', 'values_text', 'span_text',

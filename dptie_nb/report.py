@@ -24,9 +24,10 @@ from .runner import run_notebook
 from .figures import fig_png
 from .findings import gap_differences
 from .phrases import Table, acc_text, ci_text, comparison_verdict, num, p_text, pct, signed, values_text, verdict
-from .results import (BASELINE_MODE, NOT_RUN, evaluate_gates, failed_gates, gates_text, unrun_gates, DIFF_COLUMNS, POINTS, comparisons, eps_key, eps_label,
-                              norms_table, paired_diffs, paper_gaps, paper_gap_tests,
-                              part_keys, part_label, summarise, task_key, with_variants, load_runs, find_paper)
+from .results import POINTS, eps_key, eps_label, part_keys, part_label, task_key, load_runs
+from .stats import DIFF_COLUMNS, comparisons, paired_diffs, summarise, with_variants
+from .gates import NOT_RUN, evaluate_gates, failed_gates, gates_text, unrun_gates
+from .sources import BASELINE_MODE, norms_table, paper_gaps, paper_gap_tests, find_paper
 
 # %% auto #0
 __all__ = ['EVAL_LABELS', 'PAGE_CSS', 'ANSWER_LABELS', 'results_table', 'eval_table', 'norms_summary', 'pilot_table',

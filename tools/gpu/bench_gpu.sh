@@ -29,7 +29,7 @@ python - "$OUT" <<'PY'
 import sys
 from pathlib import Path
 from dptie_nb.figures import plot_bench
-from dptie_nb.results import load_bench
+from dptie_nb.sources import load_bench
 for f in sorted(Path(sys.argv[1]).glob("*/bench.json")):
     plot_bench(load_bench(f)[0], save=f.parent/"bench.png"); print(f"wrote {f.parent/'bench.png'}")
 PY
