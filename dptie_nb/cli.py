@@ -42,8 +42,8 @@ def study(argv=None) -> int:
 # Each command imports its module when it runs, not when `dptie` starts: torch, transformers and Opacus (train, bench),
 # papermill and matplotlib (sweep, report) take about 10 s to import, and `dptie --help` or a refused option needs none.
 def _train(argv):
-    from dptie_nb import train
-    return train.main(argv)
+    from dptie_nb import launch
+    return launch.main(argv)
 
 def _sweep(argv):
     from dptie_nb import sweep
@@ -58,8 +58,8 @@ def _pretrain(argv):
     return pretrain.main(argv)
 
 def _run(argv):
-    from dptie_nb import train
-    return train.run_main(argv)
+    from dptie_nb import templates
+    return templates.run_main(argv)
 
 def _baseline(argv):
     "`dptie baseline [--preset P] [--runs DIR]`: the threshold-only baseline of every finished run that predates recording it, into baselines.json"
@@ -67,8 +67,8 @@ def _baseline(argv):
     ap.add_argument("--preset", default=MAIN_PRESET, help=f"the preset whose runs (reports/PRESET/runs) to complete (default: {MAIN_PRESET})")
     ap.add_argument("--runs", default=None, help="a folder of runs instead (default: reports/PRESET/runs)")
     a = ap.parse_args(argv)
-    from dptie_nb import train
-    print(f"dptie baseline: {train.record_baselines(Path(a.runs or Path(preset_dir(a.preset))/'runs'))}")
+    from dptie_nb import launch
+    print(f"dptie baseline: {launch.record_baselines(Path(a.runs or Path(preset_dir(a.preset))/'runs'))}")
     return 0
 
 COMMANDS = {"train": (_train, "fine-tune one model on one task (no notebook)"),

@@ -155,7 +155,7 @@ def chance_of(m:dict) -> float:
     return 100 * max(counts) / sum(counts) if counts and sum(counts) else math.nan
 
 # %% ../nbs/09_results.ipynb #9209964e
-BELOW_ACC = ("bal_acc", "auroc", "pos_share", "label_loss")  # an evaluation's fields besides acc, loss and n (`train.EVAL_FIELDS`)
+BELOW_ACC = ("bal_acc", "auroc", "pos_share", "label_loss")  # an evaluation's fields besides acc, loss and n (`evaluation.EVAL_FIELDS`)
 POINTS = ("acc", "bal_acc")  # fractions in metrics.json, points in the runs table
 
 def _f(v, scale:float=1.0) -> float: return math.nan if v is None else scale * float(v)
@@ -175,7 +175,7 @@ def predicts_one_class(pos_share:float, acc:float, counts) -> bool:
     return any(abs(acc - 100 * c / sum(counts)) < 1e-6 for c in counts)
 
 def unpack_bits(d) -> np.ndarray|None:
-    "Per-example 0/1 outcomes stored as {n, bits} (`dptie_nb.train.pack_bits`) as a bool array; None when not recorded."
+    "Per-example 0/1 outcomes stored as {n, bits} (`dptie_nb.evaluation.pack_bits`) as a bool array; None when not recorded."
     if d is None: return None
     if not isinstance(d, dict) or not {"n", "bits"} <= set(d): raise ValueError(f"per-example outcomes must be {{n, bits}}, got {d!r:.60}")
     x, n = np.unpackbits(np.frombuffer(base64.b64decode(d["bits"]), np.uint8)), int(d["n"])
@@ -184,7 +184,7 @@ def unpack_bits(d) -> np.ndarray|None:
 
 # %% ../nbs/09_results.ipynb #122c1fef
 def head_fields(m:dict) -> dict:
-    "An untied head at the end (`train.head_shift`): its drift over the label words' rows and the rest, and the RMS shift (nats) of the label-word logits and of their margin, beside the noise walk's predicted logit noise; NaN where not recorded."
+    "An untied head at the end (`mechanism.head_shift`): its drift over the label words' rows and the rest, and the RMS shift (nats) of the label-word logits and of their margin, beside the noise walk's predicted logit noise; NaN where not recorded."
     hs, pred = get_key(m, "final.head_shift", None) or {}, get_key(m, "privacy.predicted_logit_noise_nats", None)
     return dict(head_drift_label=_f(hs.get("head_drift_label")), head_drift_rest=_f(hs.get("head_drift_rest")),
                 noise_predicted=_f(pred), logit_shift=_f(hs.get("logit_shift_nats")), margin_shift=_f(hs.get("margin_shift_nats")))

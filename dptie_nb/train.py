@@ -4,120 +4,31 @@
 
 # %% ../nbs/07_train.ipynb #ded43249
 from __future__ import annotations
-import argparse, json, math, os, platform, resource, subprocess, sys, time, traceback
-from dataclasses import asdict, dataclass, field, fields
+import json, math, os, sys, time, traceback
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
 import numpy as np
 import torch
 
 from .accountant import PrivacyLedger, check_delta_for, paper_delta
-from .assets import _WEIGHT_FILES, GLUE_TASKS, assets_root, load_config, load_tokenizer, model_source, project_root, shown_path
-from .files import atomic_write_json, file_sha256, git_state, jsonable
-from .data import (EncodedTask, PoissonSampler, ShuffledSampler, collate, encode_prompt, get_task, holdout_split,
-                           label_token_ids, load_task, poisson_plan)
-from .distributed import all_gather_objects, check_same, gather_lists, init_from_env, shard, shutdown, torchrun_cmd, world
+from .assets import load_config, load_tokenizer
+from .files import atomic_write_json, jsonable
+from .data import PoissonSampler, ShuffledSampler, collate, get_task, holdout_split, load_task
+from .distributed import check_same, gather_lists, init_from_env, shard, world
 from .dpoptim import VERIFY_EXAMPLES, noise_key_for
 from .private import PrivateTraining, private_plan
 from .engine import make_engine
-from .model import (autocast_for, build_model, class_logits, class_loss, hidden_states, is_tied, param_counts, predict,
-                            reinit_rows, untie)
-from .corpus import split_documents
+from .model import autocast_for, build_model, class_loss, is_tied, param_counts, reinit_rows, untie
+from .config import RunConfig   # the run schema: chapter 00b_config
+from .provenance import DIAGNOSTICS, _public_meta, environment, params_sha256, peak_memory_mb, privacy_scope, provenance
+from .evaluation import EVAL_FIELDS, _to, evaluate   # (the benchmark reaches `train.evaluate` in every checkout)
+from .warm import _warm_view, warm_start
+from .mechanism import head_drift, head_shift, initial_embedding, last_hidden_norms, norm_split
 
 # %% auto #0
-__all__ = ['DIAGNOSTICS', 'TRAIN_DIAGNOSTICS', 'PROBE_TRAINS', 'EVAL_FIELDS', 'CHECKPOINT_FORMAT', 'WARM_FIELDS', 'WARM_CORPUS',
-           'WARM_FORMAT', 'environment', 'provenance', 'params_sha256', 'peak_memory_mb', 'privacy_scope',
-           'threshold_acc', 'make_model', 'freeze_for_probe', 'auroc', 'dev_metrics', 'pack_bits', 'evaluate',
-           'clip_only_eps', 'make_optimizer', 'save_checkpoint', 'load_checkpoint', 'run_noise_key', 'refuse_finished',
-           'lr_at', 'noise_walk', 'last_hidden_norms', 'format_loss', 'warm_prompts', 'warm_key', 'warm_start', 'train',
-           'norm_split', 'initial_embedding', 'head_drift', 'head_shift', 'step0_baseline', 'record_baselines',
-           'train_args', 'train_parser', 'config_from_run', 'compare_runs', 'main', 'launch_train', 'template_values',
-           'run_template', 'run_main']
-
-# %% ../nbs/07_train.ipynb #7312b362
-from .config import (BASELINE_KEYS, CHOICES, ENGINES, OPTIMIZERS, TEMPLATE_EXTRA, RunConfig, baseline_key, defaults, field_help,
-                             parse_epsilon, scratch_out, stored_config, versions)   # the run schema: chapter 00b_config
-
-# %% ../nbs/07_train.ipynb #10d9b960
-def environment(device:str="cpu") -> dict:
-    "Versions and hardware, for the record."
-    env = dict(versions(), platform=platform.platform(), cpu_count=os.cpu_count(), torch_threads=torch.get_num_threads(), device=device)
-    if device.startswith("cuda") and torch.cuda.is_available(): env["gpu"] = torch.cuda.get_device_name()
-    return env
-
-def provenance(cfg:RunConfig) -> dict:
-    "What a run was made from: the code's git commit (and whether it had changes), the sha256 of the model's weights and of the task's data files"
-    files = {}
-    if cfg.regime == "pretrained" and isinstance(src := model_source(cfg.model).src, Path):
-        files.update({f"model/{f}": src/f for f in _WEIGHT_FILES if (src/f).is_file()})
-    if (root := assets_root()) is not None:
-        files.update({f"data/{cfg.task}/{s}.tsv": root/"glue"/GLUE_TASKS[cfg.task]/f"{s}.tsv" for s in ("train", "dev")})
-    return dict(code=git_state(project_root()), sha256={k: file_sha256(p) for k, p in files.items() if p.is_file()})
-
-def params_sha256(model) -> str:
-
-    "A fingerprint of the model's parameters (bitwise), to check that two runs ended in the same place."
-    import hashlib
-    h = hashlib.sha256()
-    for name, t in sorted(model.state_dict().items()): h.update(name.encode()); h.update(t.detach().cpu().contiguous().numpy().tobytes())
-    return h.hexdigest()
-
-def peak_memory_mb(device:str="cpu") -> float:
-    "Peak memory so far: the process's maximum RSS on CPU, the allocator's peak on a GPU."
-    if device.startswith("cuda"): return torch.cuda.max_memory_allocated() / 2**20
-    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
-
-# %% ../nbs/07_train.ipynb #e803805a
-#: a logged row's un-noised statistics of its private batch, which ε does not cover
-DIAGNOSTICS = ("loss", "batch_size", "clip_frac", "norm_q", "norm2_parts", "cross_share", "step_time_s", "peak_memory_mb")
-#: statistics of the private training subset in `data.train`
-TRAIN_DIAGNOSTICS = ("label_counts", "mean_tokens", "truncated", "prior")
-
-def _public_meta(meta:dict, cfg) -> dict:
-    "The training split's description, without its statistics when diagnostics are off."
-    return meta if cfg.diagnostics == "on" else {k: v for k, v in meta.items() if k not in TRAIN_DIAGNOSTICS}
-
-def privacy_scope(cfg) -> dict:
-    "What a run's ε covers (`covers`) and what its metrics.json publishes that ε does not cover (`not_covered`)."
-    if not cfg.private: return dict(covers=None, not_covered=["everything: a non-private run"])
-    if cfg.tied_norm == "one-use":
-        return dict(covers=None, not_covered=["everything: an emulation (tied_norm='one-use') clips by the head's use of the tied "
-                                              "matrix alone, so an example can be released above C; its epsilon is not claimed"])
-    if cfg.sigma == 0: return dict(covers=None, not_covered=["everything: a clip-only control (sigma=0), DP's batches and clipping without noise"])
-    out = []
-    if cfg.diagnostics == "on":
-        out.append(f"diagnostics: history rows' {', '.join(DIAGNOSTICS)} and data.train's {', '.join(TRAIN_DIAGNOSTICS)} "
-                   "are un-noised statistics of the private training data (diagnostics='off' writes none of them)")
-    out.append("final train_time_s, mean_step_time_s, median_step_time_s and peak_memory_mb: they grow with the Poisson "
-               "batches' sizes")
-    out.append("evals' acc_prior, final's dev_acc_prior and baseline_acc_prior and model_info.warm_start's acc_prior: their threshold predicts label 1 for the "
-               "training population's label-1 share, an un-noised count of the private labels" +
-               (" (data.train.prior)" if cfg.diagnostics == "on" else "; diagnostics='off' does not write the share itself, "
-                "but these accuracies depend on it"))
-    if cfg.eval_split == "holdout":
-        out.append(f"evals: they are computed on {cfg.holdout} held-out training examples, private data outside this run's "
-                   "sampling population, which ε does not cover (a tuning run's evaluations)")
-    if not cfg.secure_noise:
-        out.append("the noise and the Poisson batches are drawn from generators seeded by config.seed (the noise key is "
-                   "privacy.noise_key), which this file publishes: against anyone who knows them ε does not hold "
-                   "(secure_noise=True draws both from the OS)")
-    if not cfg.secure_noise and cfg.noise == "common":
-        out.append("joint release: every run of this seed with noise='common' (the study's paired arms, common random "
-                   "numbers) adds the same noise at the same step, so this run's ε holds for it alone, not for releasing "
-                   "it together with another of them")
-    return dict(covers="the noisy updates and the final weights, and what is computed from them alone: the dev "
-                       "evaluations (public dev data), history rows' head_drift and final.params_sha256", not_covered=out)
-
-
-# %% ../nbs/07_train.ipynb #8630d859
-def threshold_acc(margin, # [n] a score per example: label 1's logit minus label 0's
-                  labels, # [n] 0/1 labels
-                  share:float, # the share of examples to predict label 1
-                 ) -> float:
-    "Accuracy of predicting label 1 where `margin` exceeds its (1 − `share`) quantile: about `share` of the examples predicted 1"
-    if not 0 <= share <= 1: raise ValueError(f"share={share}: a share of examples, between 0 and 1")
-    m, y = np.asarray(margin, np.float64), np.asarray(labels)
-    return float(((m > np.quantile(m, 1 - share)) == (y == 1)).mean())
+__all__ = ['PROBE_TRAINS', 'CHECKPOINT_FORMAT', 'make_model', 'freeze_for_probe', 'clip_only_eps', 'make_optimizer',
+           'save_checkpoint', 'load_checkpoint', 'run_noise_key', 'refuse_finished', 'lr_at', 'noise_walk', 'train']
 
 # %% ../nbs/07_train.ipynb #f6e329c1
 def make_model(cfg:RunConfig, measure=None) -> torch.nn.Module:
@@ -143,62 +54,6 @@ def freeze_for_probe(model) -> torch.nn.Module:
     for n, p in model.named_parameters(): p.requires_grad_(any(f".{k}." in f".{n}" for k in PROBE_TRAINS))
     if not any(p.requires_grad for p in model.parameters()): raise ValueError(f"no parameter named like {PROBE_TRAINS} in {names[:4]}...")
     return model
-
-EVAL_FIELDS = ("bal_acc", "auroc", "pos_share", "label_loss", "p_words", "acc_median", "acc_prior")  # what an evaluation records besides acc, loss and n
-
-def auroc(scores, labels) -> float|None:
-    "Area under the ROC curve of `scores` for 0/1 `labels` (Mann–Whitney, ties count half); None unless both labels occur."
-    from scipy.stats import rankdata
-    y = np.asarray(labels) == 1
-    n1, n0 = int(y.sum()), int((~y).sum())
-    if not (n1 and n0): return None
-    return float((rankdata(np.asarray(scores, float))[y].sum() - n1 * (n1 + 1) / 2) / (n1 * n0))
-
-def dev_metrics(labels, logits, losses,
-                prior:float|None=None, # the training population's label-1 share, for `acc_prior` (None: not computed)
-                lse=None, # [n] each example's log-partition over the vocabulary, for `p_words` (None: not computed)
-               ) -> tuple[dict, np.ndarray]:
-    "A split's metrics from its labels [n], label-word logits [n, K] and per-example losses [n], and which examples the arg-max got right."
-    y, z, l = np.asarray(labels), np.asarray(logits, np.float64), np.asarray(losses, np.float64)
-    if z.ndim != 2 or len(z) != len(y) or len(l) != len(y):
-        raise ValueError(f"labels {y.shape}, logits {z.shape} and losses {l.shape} must describe the same n examples")
-    if not len(y): raise ValueError("no examples to evaluate")
-    pred = z.argmax(1); ok = pred == y
-    two_way = np.logaddexp.reduce(z, axis=1) - z[np.arange(len(y)), y]  # cross-entropy over the label words
-    two = z.shape[1] == 2; mg = z[:, 1] - z[:, 0] if two else None
-    return dict(acc=float(ok.mean()), bal_acc=float(np.mean([ok[y == k].mean() for k in np.unique(y)])),
-                auroc=auroc(mg, y) if two else None, pos_share=float((pred == 1).mean()),
-                loss=float(l.mean()), label_loss=float(two_way.mean()),
-                p_words=None if lse is None else float(np.exp(z - np.asarray(lse, np.float64)[:, None]).sum(1).mean()),
-                acc_median=threshold_acc(mg, y, 0.5) if two else None,
-                acc_prior=threshold_acc(mg, y, prior) if two and prior is not None else None, n=len(y)), ok
-
-def pack_bits(x) -> dict:
-    "A 0/1 vector as {n, bits}: its bits packed eight to a byte, in base64 (`dptie_nb.results.unpack_bits` reads it)."
-    import base64
-    x = np.asarray(x, bool)
-    return dict(n=len(x), bits=base64.b64encode(np.packbits(x).tobytes()).decode("ascii"))
-
-@torch.no_grad()
-def evaluate(model, data, batch_size:int=64, restrict:bool=False, device:str="cpu", per_example:bool=False,
-             precision:str="float32", prior:float|None=None) -> dict:
-    "`dev_metrics` of an encoded split (accuracies, AUROC, share predicted label 1, both losses; `acc_prior` at the training `prior`); `per_example` adds `correct`, its right answers packed by `pack_bits`."
-    if not len(data): raise ValueError("evaluate: the split has no examples")
-    was, (ys, zs, ls) = model.training, ([], [], [])
-    model.eval()
-    try:
-        for s in range(0, len(data), batch_size):
-            b = _to(collate(data, np.arange(s, min(len(data), s + batch_size))), device)
-            with autocast_for(precision, device): l, sub = class_loss(model, b, restrict)
-            ys.append(b["labels"].cpu()); zs.append(sub.double().cpu()); ls.append(l.double().cpu())
-    finally: model.train(was)
-    y, z, l = torch.cat(ys).numpy(), torch.cat(zs).numpy(), torch.cat(ls).numpy()
-    lse = None if restrict else l + z[np.arange(len(y)), y]   # the full-vocabulary loss is log Σ exp(logits) − the label word's logit
-    out, ok = dev_metrics(y, z, l, prior, lse)
-    return dict(out, correct=pack_bits(ok)) if per_example else out
-
-def _to(batch, device): return {k: v.to(device) if torch.is_tensor(v) else v for k, v in batch.items()}
-
 
 # %% ../nbs/07_train.ipynb #720aa857
 def clip_only_eps(cfg:RunConfig, n_train:int) -> float|None:
@@ -252,7 +107,9 @@ def run_noise_key(cfg, key:int|None=None) -> int|None:
     if key is not None: return int(key)
     return noise_key_for(cfg.seed + 10_000, cfg.device) if cfg.noise == "common" else None   # what every committed study run used
 
-def _every(k, steps, rows): return k if k > 0 else max(1, steps // rows)
+def _every(k, steps, rows):
+    "Every `k` steps, or (k = 0) often enough for about `rows` rows"
+    return k if k > 0 else max(1, steps // rows)
 
 def _steps_begun(path, cfg) -> int:
     "Steps an earlier attempt of this secure run began (0 if none), from its `released.json`"
@@ -275,14 +132,8 @@ class _Run:
     adam_eps: float|None = None  # the preconditioned clip-only control's eps (σC/B)
 
 # %% ../nbs/07_train.ipynb #a7e01b01
-def _prepare(cfg:RunConfig, out, data, noise_key:int|None=None) -> _Run:
-    "Processes, data, model, optimizer, sampler, σ and engine of a run; a dptie run's privacy state in one `PrivateTraining`"
-    rank, ws = init_from_env(cfg.device)
-    if ws != cfg.world_size:
-        raise ValueError(f"world_size={cfg.world_size} but {ws} process(es) were launched: run `torchrun --nproc_per_node "
-                         f"{cfg.world_size} --no-python dptie train ... --world-size {cfg.world_size}` (from Python: "
-                         "dptie_nb.train.launch_train), or set world_size to the number of processes")
-    torch.manual_seed(cfg.seed); np.random.seed(cfg.seed)
+def _load(cfg:RunConfig, data) -> tuple:
+    "The run's (train, evaluated) splits: loaded unless given, checked against the label words, the tuning slice held out"
     if data is None:
         tok = load_tokenizer()
         data = (load_task(cfg.task, "train", tok, cfg.max_len, cfg.train_cap, cfg.data_seed, label_words=cfg.words),
@@ -292,6 +143,32 @@ def _prepare(cfg:RunConfig, out, data, noise_key:int|None=None) -> _Run:
     if cfg.holdout:  # the tuning slice leaves the sampling population; evaluated on instead of dev when eval_split="holdout"
         tr, held = holdout_split(data[0], cfg.holdout, cfg.data_seed)
         data = (tr, held if cfg.eval_split == "holdout" else data[1])
+    return data
+
+def _privacy(r:_Run, plan, noise_key:int|None=None):
+    "σ, noise key, ledger, noise generator and engine of a run; a dptie run's privacy state in one `PrivateTraining`"
+    cfg = r.cfg
+    r.ledger = PrivacyLedger()
+    if cfg.private: r.sigma, r.key = plan.noise_multiplier, run_noise_key(cfg, noise_key)
+    owns = cfg.private and cfg.engine == "dptie" and cfg.tied_norm != "one-use"   # the DP optimizer counts the ledger itself
+    if cfg.private and not cfg.secure_noise and (cfg.engine != "dptie" or r.key is None):   # Opacus' noise; a fresh dptie key's draw
+        r.gen = torch.Generator(cfg.device).manual_seed(cfg.seed + 10_000)
+    kw = dict(noise_key=r.key, ledger=r.ledger if owns else None) if cfg.engine == "dptie" else {}
+    r.engine = make_engine(cfg.engine, r.model, r.opt, r.sigma or 0., cfg.max_grad_norm, r.ebs, r.gen, cfg.secure_noise,
+                           sampler=r.sampler if cfg.private else None, tied_norm=cfg.tied_norm, **kw)  # dptie: checks its first micro-batch and every draw
+    if cfg.engine == "dptie" and cfg.private: r.key = r.engine.opt.noise_key   # a fresh run's: its generator's draw and the nonce
+    if owns: r.priv = PrivateTraining(r.engine.opt, r.sampler, r.ledger, plan)   # what make_private returns: one privacy state
+
+# %% ../nbs/07_train.ipynb #7049db03
+def _prepare(cfg:RunConfig, out, data, noise_key:int|None=None) -> _Run:
+    "Processes, data, model, optimizer, sampler, σ and engine of a run (`_load`, `_privacy`)"
+    rank, ws = init_from_env(cfg.device)
+    if ws != cfg.world_size:
+        raise ValueError(f"world_size={cfg.world_size} but {ws} process(es) were launched: run `torchrun --nproc_per_node "
+                         f"{cfg.world_size} --no-python dptie train ... --world-size {cfg.world_size}` (from Python: "
+                         "dptie_nb.launch.launch_train), or set world_size to the number of processes")
+    torch.manual_seed(cfg.seed); np.random.seed(cfg.seed)
+    data = _load(cfg, data)
     r = _Run(cfg, Path(out) if out else None, rank, ws, *data)
     r.prior = float(np.mean(np.asarray(r.tr.labels) == 1))  # the sampling population's labels, never the evaluated split's
     r.delta = check_delta_for(cfg.delta, len(r.tr)) if cfg.delta is not None else paper_delta(len(r.tr))
@@ -306,20 +183,12 @@ def _prepare(cfg:RunConfig, out, data, noise_key:int|None=None) -> _Run:
     r.adam_eps = clip_only_eps(cfg, len(r.tr))
     if r.adam_eps is not None:   # DP-Adam's noise floor under √v, without the noise
         for g in r.opt.param_groups: g["eps"] = r.adam_eps
-    r.ledger = PrivacyLedger()
-    if cfg.private: r.sigma, r.key = plan.noise_multiplier, run_noise_key(cfg, noise_key)
-    owns = cfg.private and cfg.engine == "dptie" and cfg.tied_norm != "one-use"   # the DP optimizer counts the ledger itself
-    if cfg.private and not cfg.secure_noise and (cfg.engine != "dptie" or r.key is None):   # Opacus' noise; a fresh dptie key's draw
-        r.gen = torch.Generator(cfg.device).manual_seed(cfg.seed + 10_000)
-    kw = dict(noise_key=r.key, ledger=r.ledger if owns else None) if cfg.engine == "dptie" else {}
-    r.engine = make_engine(cfg.engine, r.model, r.opt, r.sigma or 0., cfg.max_grad_norm, r.ebs, r.gen, cfg.secure_noise,
-                           sampler=r.sampler if cfg.private else None, tied_norm=cfg.tied_norm, **kw)  # dptie: checks its first micro-batch and every draw
-    if cfg.engine == "dptie" and cfg.private: r.key = r.engine.opt.noise_key   # a fresh run's: its generator's draw and the nonce
-    if owns: r.priv = PrivateTraining(r.engine.opt, r.sampler, r.ledger, plan)   # what make_private returns: one privacy state
+    _privacy(r, plan, noise_key)
     r.ck = r.out/"checkpoint.pt" if r.out and cfg.checkpoint_every else None
     r.rel = r.out/"released.json" if r.out and cfg.private and cfg.secure_noise else None
     return r
 
+# %% ../nbs/07_train.ipynb #c23c5ac7
 def _metrics(r:_Run) -> dict:
     "The run's metrics.json before its first step"
     cfg = r.cfg
@@ -352,6 +221,7 @@ def refuse_finished(out:str|Path, # the run's folder
     except (json.JSONDecodeError, OSError): done = False
     if done: raise ValueError(f"{out} holds a finished run ({f.name}, status ok): {advice}")
 
+# %% ../nbs/07_train.ipynb #3b04036c
 def _private_state(r:_Run) -> dict:
     "What a checkpoint keeps of a run's privacy: a dptie run's `PrivateTraining` state, else the optimizer, noise generator and ledger"
     if r.priv is not None: return dict(run=r.priv.state_dict())
@@ -412,6 +282,7 @@ def _spent(r:_Run, method:str) -> float:
     if r.priv is not None: return r.priv.epsilon(method)
     return math.inf if r.cfg.tied_norm == "one-use" else r.ledger.epsilon(r.delta, method)
 
+# %% ../nbs/07_train.ipynb #a262e464
 def _log(r:_Run, step:int, row:dict, with_prv:bool) -> dict:
     "A history row: the step's statistics (none of them with diagnostics off), ε spent so far"
     row.update(step=step + 1, epoch=(step + 1) / r.steps * r.cfg.epochs, step_time_s=r.step_times[-1],
@@ -431,10 +302,6 @@ def _evaluate(r:_Run, step:int, final:bool=False):
     if final: r.dev_correct = ev.pop("correct")
     r.m["evals"].append(dict(step=step, **ev))
 
-WARM_FIELDS = ("p_words", "auroc", "acc_prior", "acc_median", "acc")  # what a warm-start's record keeps of the evaluations before and after it
-
-def _warm_view(ev:dict) -> dict: return {k: ev.get(k) for k in WARM_FIELDS}
-
 def _warm_after(r:_Run):
     "A warm-started run's record completed by its step-0 evaluation: after, and the change in AUROC (> 0.01: it taught sentiment)"
     w = r.m["model_info"].get("warm_start")
@@ -443,6 +310,7 @@ def _warm_after(r:_Run):
     a, b = w["after"]["auroc"], (w.get("before") or {}).get("auroc")
     w["auroc_change"] = None if a is None or b is None else a - b
 
+# %% ../nbs/07_train.ipynb #fce1ed56
 def _baseline(evals:list) -> dict:
     "The threshold-only baseline: the step-0 evaluation's re-thresholded accuracies (None when the run has no step-0 evaluation)"
     e0 = evals[0] if evals and evals[0].get("step") == 0 else {}
@@ -471,7 +339,6 @@ def _finish(r:_Run, t0:float):
         load_tokenizer().save_pretrained(r.out/"model")  # the tokenizer it was trained with: AutoTokenizer loads the folder
     r.m["status"] = "ok"
 
-
 # %% ../nbs/07_train.ipynb #d789aafc
 def noise_walk(cfg:RunConfig, # the run
                steps:int, # its planned steps
@@ -482,92 +349,6 @@ def noise_walk(cfg:RunConfig, # the run
     if not sigma: return 0.0
     walk = math.sqrt(sum(lr_at(cfg, t, steps) ** 2 for t in range(steps)))
     return walk if cfg.optimizer in ("adam", "adamw") else walk * sigma * cfg.max_grad_norm / batch / (1 - cfg.momentum)
-
-@torch.no_grad()
-def _last_hidden(model, data, idx, batch_size:int, device:str) -> torch.Tensor:
-    "h at the last prompt position of the examples `idx` of a split, float64, dropout off"
-    was, hs = model.training, []
-    model.eval()
-    try:
-        for s in range(0, len(idx), batch_size):
-            b = _to(collate(data, idx[s:s + batch_size]), device)
-            h = hidden_states(model, b["input_ids"], b["attention_mask"])
-            hs.append(h[torch.arange(len(h)), b["attention_mask"].sum(1) - 1].double())
-    finally: model.train(was)
-    return torch.cat(hs)
-
-def last_hidden_norms(model, data, n:int=64, device:str="cpu") -> np.ndarray:
-    "‖h‖ at the last prompt position of the first `n` examples of a split (float32, dropout off): what the LM head's rows are dotted with"
-    idx = np.arange(min(n, len(data)))
-    return torch.linalg.vector_norm(_last_hidden(model, data, idx, max(1, len(idx)), device), dim=1).cpu().numpy()   # one batch, as before
-
-# %% ../nbs/07_train.ipynb #b6745aad
-def format_loss(logits:torch.Tensor, # [B, V] vocabulary logits at the prompt's last position
-                words:torch.Tensor, # [K] the label words' token ids
-               ) -> torch.Tensor:
-    "Per-example cross-entropy `[B]` against a soft target spread evenly over the label words (no label read): P(label words) → 1, margins → 0"
-    return -logits.float().log_softmax(-1)[:, words].mean(1)
-
-# %% ../nbs/07_train.ipynb #135ddfa0
-WARM_CORPUS = "corpus-reviews/imdb-unsup.txt"  # under DPTIE_ASSETS: public reviews, one per paragraph
-WARM_FORMAT = 1  # the cache's format: a change in what a warm-start computes must change it
-
-def warm_prompts(cfg:RunConfig, tok, n:int) -> EncodedTask:
-    "`n` public reviews (a seeded draw from `WARM_CORPUS`) in the task's prompt, with the run's label words and no labels"
-    src = assets_root()/WARM_CORPUS if assets_root() is not None else None
-    if src is None or not src.is_file(): raise FileNotFoundError(f"the format warm-start reads {WARM_CORPUS} under DPTIE_ASSETS: set it")
-    docs = split_documents(src.read_text(encoding="utf-8"), "paragraph")
-    from dataclasses import replace
-    spec = get_task(cfg.task) if not cfg.words else replace(get_task(cfg.task), label_words=cfg.words)
-    pick = np.random.default_rng(0xF0A7).choice(len(docs), size=n, replace=n > len(docs))
-    ids = [encode_prompt(tok, spec, {spec.text_columns[0]: " ".join(docs[i][:16 * cfg.max_len].split())}, cfg.max_len)[0]
-           for i in pick]   # (a review's first 16·T characters hold more than the T tokens the prompt keeps)
-    return EncodedTask(spec, ids, np.zeros(n, np.int64), label_token_ids(tok, spec), dict(source=WARM_CORPUS, rows_used=n))
-
-# %% ../nbs/07_train.ipynb #896a9bb9
-def warm_key(model, cfg:RunConfig) -> str:
-    "The cache key of a warm-start: the model's parameters and every setting the warm-start reads"
-    import hashlib
-    s = dict(format=WARM_FORMAT, params=params_sha256(model), steps=cfg.warm_start_steps, lr=cfg.warm_start_lr, batch=cfg.warm_start_batch,
-             task=cfg.task, words=cfg.words, max_len=cfg.max_len, precision=cfg.precision, corpus=WARM_CORPUS)
-    return hashlib.sha256(json.dumps(s, sort_keys=True).encode()).hexdigest()[:16]
-
-def _warm_train(model, cfg:RunConfig) -> list[float]:
-    "The warm-start's steps on `model` in place (Adam, soft target, its own seeded draws and dropout); the loss of each step"
-    data = warm_prompts(cfg, load_tokenizer(), cfg.warm_start_steps * cfg.warm_start_batch)
-    opt, losses, words = torch.optim.Adam([p for p in model.parameters() if p.requires_grad], lr=cfg.warm_start_lr), [], data.label_token_ids
-    dev = next(model.parameters()).device
-    with torch.random.fork_rng(devices=[dev] if dev.type == "cuda" else []):   # the run's own RNG stream is left as it was
-        torch.manual_seed(0xF0A7); model.train()
-        for s in range(cfg.warm_start_steps):
-            b = _to(collate(data, np.arange(s * cfg.warm_start_batch, (s + 1) * cfg.warm_start_batch)), dev)
-            with autocast_for(cfg.precision, dev.type): loss = format_loss(class_logits(model, b), words.to(dev)).mean()
-            opt.zero_grad(set_to_none=True); loss.backward(); opt.step(); losses.append(float(loss.detach()))
-    model.zero_grad(set_to_none=True)   # no gradient left for the run's optimiser to find
-    return losses
-
-def warm_start(model, cfg:RunConfig, cache:Path|None=None) -> dict:
-    "Format-warm-start a tied `model` in place, from the cache in `scratch/warm/` when it holds this warm-start; its record"
-    import fcntl
-    if not is_tied(model): raise ValueError("warm_start is for the tied model: untie it after (make_model does)")
-    key = warm_key(model, cfg)
-    d = (cache or (project_root() or Path.cwd())/"scratch"/"warm")/f"{Path(cfg.model).name}-{key}"
-    d.mkdir(parents=True, exist_ok=True)
-    with open(d/".lock", "w") as lk:
-        fcntl.flock(lk, fcntl.LOCK_EX)   # a sweep's parallel runs: one warm-starts, the others wait and read it
-        cached = (d/"weights.pt").is_file() and (d/"record.json").is_file()
-        if cached:
-            model.load_state_dict(torch.load(d/"weights.pt", weights_only=True, map_location=next(model.parameters()).device))
-            rec = json.loads((d/"record.json").read_text())
-        else:
-            t0 = time.time(); losses = _warm_train(model, cfg)
-            rec = dict(key=key, steps=cfg.warm_start_steps, lr=cfg.warm_start_lr, batch_size=cfg.warm_start_batch, corpus=WARM_CORPUS,
-                       data="public: unlabelled IMDb reviews, no SST-2 sentence; spends no ε", losses=losses, seconds=time.time() - t0,
-                       params_sha256=params_sha256(model))
-            tmp = d/f".weights.pt.tmp{os.getpid()}"; torch.save(model.state_dict(), tmp); os.replace(tmp, d/"weights.pt")
-            atomic_write_json(d/"record.json", rec)
-    if params_sha256(model) != rec["params_sha256"]: raise ValueError(f"{d} holds other weights than its record: delete it to warm-start again")
-    return dict(rec, cached=cached, cache=shown_path(d))   # never this machine's absolute folder: the record is committed
 
 # %% ../nbs/07_train.ipynb #a7e01b03
 def train(cfg:RunConfig, # the run
@@ -584,28 +365,11 @@ def train(cfg:RunConfig, # the run
     r = _prepare(cfg, out, data, noise_key)
     r.m = _metrics(r)
     write = (lambda: atomic_write_json(r.out/"metrics.json", r.m)) if r.out and r.rank == 0 else (lambda: None)
-    log_k, eval_k = _every(cfg.log_every, r.steps, 40), _every(cfg.eval_every, r.steps, 5)
     _resume(r)
     bar = _progress(r.steps, progress and r.rank == 0, cfg.run_id())
     bar.update(r.start)
-    eps = None
-
     try:
-        if r.ws > 1: check_same(params_sha256(r.model), "initial parameters")
-        if r.start == 0: _evaluate(r, 0); _warm_after(r)
-        write()
-        for step in range(r.start, r.steps):
-            row, last, at_eval = _step(r, step), step + 1 == r.steps, (step + 1) % eval_k == 0
-            if (step + 1) % log_k == 0 or last:
-                row = _log(r, step, row, at_eval or last)
-                eps = row.get(f"eps_{cfg.accountant}", eps)  # the calibrating accountant's ε (PRV: at evaluations, the last one)
-                bar.set_postfix(loss=f"{row.get('loss') or float('nan'):.3f}", **({f"eps_{cfg.accountant}": f"{eps:.2f}"} if cfg.private and eps is not None else {}))
-            if at_eval or last: _evaluate(r, step + 1, last)
-            if at_eval or last or (step + 1) % log_k == 0: write()   # each logged step too: a sweep's progress line reads it
-            if r.ck is not None and r.rank == 0 and (step + 1) % cfg.checkpoint_every == 0 and not last:
-                save_checkpoint(r.ck, step + 1, r.model, _private_state(r), r.m, r.step_times)
-            bar.update(1)
-        bar.close()
+        _loop(r, write, bar)
         _finish(r, t0)
     except BaseException as e:
         bar.close()
@@ -616,7 +380,29 @@ def train(cfg:RunConfig, # the run
         if f is not None and r.rank == 0: f.unlink(missing_ok=True)
     return r.m
 
+# %% ../nbs/07_train.ipynb #2e5d8111
+def _loop(r:_Run, write, bar):
+    "The run's steps from `r.start`: each logged, evaluated, written and checkpointed as its config says"
+    cfg, eps = r.cfg, None
+    log_k, eval_k = _every(cfg.log_every, r.steps, 40), _every(cfg.eval_every, r.steps, 5)
+    if r.ws > 1: check_same(params_sha256(r.model), "initial parameters")
+    if r.start == 0: _evaluate(r, 0); _warm_after(r)
+    write()
+    for step in range(r.start, r.steps):
+        row, last, at_eval = _step(r, step), step + 1 == r.steps, (step + 1) % eval_k == 0
+        if (step + 1) % log_k == 0 or last:
+            row = _log(r, step, row, at_eval or last)
+            eps = row.get(f"eps_{cfg.accountant}", eps)  # the calibrating accountant's ε (PRV: at evaluations, the last one)
+            bar.set_postfix(loss=f"{row.get('loss') or float('nan'):.3f}", **({f"eps_{cfg.accountant}": f"{eps:.2f}"} if cfg.private and eps is not None else {}))
+        if at_eval or last: _evaluate(r, step + 1, last)
+        if at_eval or last or (step + 1) % log_k == 0: write()   # each logged step too: a sweep's progress line reads it
+        if r.ck is not None and r.rank == 0 and (step + 1) % cfg.checkpoint_every == 0 and not last:
+            save_checkpoint(r.ck, step + 1, r.model, _private_state(r), r.m, r.step_times)
+        bar.update(1)
+    bar.close()
+
 def _progress(total, show, desc):
+    "A plain-text progress bar of `total` steps, shown only when `show`"
     from tqdm.std import tqdm  # plain text: a terminal, a JupyterLab cell and a papermill notebook all show it (no widgets needed)
     return tqdm(total=total, disable=not show, desc=desc, mininterval=2)
 
@@ -635,7 +421,7 @@ def _one_step(model, engine, cfg, tr, idx) -> dict:
     for s, e in _cuts(len(mine), cfg.micro_batch_size, getattr(engine, "verify_next", False)):
         part = mine[s:e]
         # the micro-batch the first-step check compares with autograd runs in float32: at bf16 the two sides round differently
-        # and the check could only hold to 1e-2; the engine's arithmetic does not depend on the factors' dtype (chapter 04_ghost)
+        # and the check could only hold to 1e-2; the engine's arithmetic does not depend on the factors' dtype (chapter 04b_bounds)
         prec = "float32" if getattr(engine, "verify_next", False) and len(part) >= 2 else cfg.precision
         with autocast_for(prec, cfg.device): losses, _ = class_loss(model, _to(collate(tr, part), cfg.device), cfg.restrict_loss)
         def again(pos, part=part):                    # the locality check's recompute, in float32 (bf16 rounds by batch size)
@@ -654,265 +440,3 @@ def _one_step(model, engine, cfg, tr, idx) -> dict:
                norm_q={f"q{int(p*100)}": float(norms.quantile(p)) for p in (0.1, 0.5, 0.9)})
     if parts: row.update(norm_split(parts))
     return row
-
-# %% ../nbs/07_train.ipynb #c61e7cbc
-def norm_split(parts:dict) -> dict:
-    "A row's split of ‖g_i‖² from the engine's per-example parts ({key: [B] tensors, one per micro-batch}): the batch means (`norm2_parts`) and, with a cross term, its largest and smallest per-example share of the total (`cross_share`)."
-    p = {k: torch.cat(list(v)).double() for k, v in parts.items()}
-    out = dict(norm2_parts={k: float(v.mean()) for k, v in p.items()})
-    if "embed_cross" not in p or not len(p["embed_cross"]): return out
-    tot = sum(p.values())  # the parts add up to ‖g_i‖²
-    share = torch.where(tot > 0, p["embed_cross"] / tot.clamp_min(torch.finfo(tot.dtype).tiny), torch.zeros_like(tot))
-    return dict(out, cross_share=dict(max=float(share.max()), min=float(share.min())))
-
-def initial_embedding(model) -> torch.Tensor|None:
-    "E₀: a copy of an untied model's input embedding, to measure its head's drift from; None for a tied model."
-    return None if is_tied(model) else model.get_input_embeddings().weight.detach().clone()
-
-@torch.no_grad()
-def head_drift(model, e0:torch.Tensor) -> float:
-    "‖H − E‖ / ‖E₀‖: how far an untied model's LM head H is from its input embedding E, relative to the embedding at step 0."
-    H, E = model.get_output_embeddings().weight, model.get_input_embeddings().weight
-    if H.shape != E.shape or e0.shape != E.shape:
-        raise ValueError(f"head {tuple(H.shape)}, embedding {tuple(E.shape)} and E₀ {tuple(e0.shape)} must have one shape")
-    return float(torch.linalg.vector_norm(H - E.to(H.device), dtype=torch.float64) / torch.linalg.vector_norm(e0, dtype=torch.float64))
-
-@torch.no_grad()
-def head_shift(model, e0:torch.Tensor, data, n:int=256, batch_size:int=64, device:str="cpu") -> dict:
-    "An untied head's departure D = H − E from its input embedding: ‖D‖/‖E₀‖ over the label words' rows and over the rest, and the RMS (nats) over `n` examples of the label-word logits' shift h·D_w and of the margin's"
-    H, E = model.get_output_embeddings().weight, model.get_input_embeddings().weight
-    D, e0 = (H - E.to(H.device)).double(), e0.to(H.device).double()
-    words = torch.as_tensor(np.asarray(data.label_token_ids), device=H.device)
-    lab = torch.zeros(len(H), dtype=torch.bool, device=H.device); lab[words] = True
-    rel = lambda m: float(torch.linalg.vector_norm(D[m]) / torch.linalg.vector_norm(e0[m]))
-    z = _last_hidden(model, data, np.arange(min(n, len(data))), batch_size, device) @ D[words].T.to(device)   # [n, K]
-    return dict(head_drift_label=rel(lab), head_drift_rest=rel(~lab), logit_shift_nats=float(z.pow(2).mean().sqrt()),
-                margin_shift_nats=float((z[:, -1] - z[:, 0]).pow(2).mean().sqrt()), examples=len(z))
-
-
-# %% ../nbs/07_train.ipynb #ff98c305
-def step0_baseline(cfg:RunConfig) -> dict:
-    "A run's threshold-only baseline made afresh: its step-0 model on its evaluated split, thresholded at the training population's prior (what a run now records as final.baseline_*)"
-    keep = {k: getattr(cfg, k) for k in BASELINE_KEYS}
-    c = RunConfig(**keep, num_threads=cfg.num_threads, device=cfg.device)   # non-private: no DP machinery is built for an evaluation
-    r = _prepare(c, None, None)
-    ev = evaluate(r.model, r.dev, restrict=c.restrict_loss, device=c.device, precision=c.precision, prior=r.prior)
-    return dict(acc=ev["acc"], acc_prior=ev.get("acc_prior"), acc_median=ev.get("acc_median"), auroc=ev.get("auroc"), prior=r.prior, n=ev["n"])
-
-def record_baselines(runs_dir:str|Path, # a folder of runs (<run-id>/metrics.json)
-                    ) -> Path:
-    "Compute, once per `baseline_key`, the threshold-only baseline of every finished run that predates recording it; write them to runs_dir/../baselines.json"
-    runs_dir = Path(runs_dir); out = runs_dir.parent/"baselines.json"
-    have = json.loads(out.read_text()) if out.exists() else {}
-    for f in sorted(runs_dir.glob("*/metrics.json")):
-        m = json.loads(f.read_text())
-        if m.get("status") != "ok" or (m.get("final") or {}).get("baseline_acc_prior") is not None: continue
-        k = baseline_key(m["config"])
-        if k not in have:
-            print(f"dptie baseline: {f.parent.name}: the step-0 model at the training prior ({len(have) + 1})", file=sys.stderr)
-            have[k] = step0_baseline(stored_config(m["config"]))
-            atomic_write_json(out, have)   # each one kept as it is made
-    atomic_write_json(out, have)
-    return out
-
-# %% ../nbs/07_train.ipynb #c7af173f
-def _opt(v) -> str:
-    "A setting written as a `dptie train` option value (read back by `_parse_opt`)"
-    if v is None: return "none"
-    if isinstance(v, bool): return "true" if v else "false"
-    return str(v)
-
-_TRUE, _FALSE = ("1", "true", "yes"), ("0", "false", "no")
-
-def _parse_opt(v:str, typ):
-    "An option value as the setting's type; 'none' is None, booleans are strict"
-    if v.lower() in ("none", "null"): return None
-    if typ is bool:
-        if v.lower() in _TRUE + _FALSE: return v.lower() in _TRUE
-        raise argparse.ArgumentTypeError(f"{v!r} is not a boolean: use true or false")
-    try: return typ(v)
-    except ValueError: raise argparse.ArgumentTypeError(f"{v!r} is not {'an integer' if typ is int else 'a number'}") from None
-
-def _field_types() -> dict:
-    "Each RunConfig field's value type for a command line: bool, int, float or str"
-    import typing
-    hints = typing.get_type_hints(RunConfig)
-    return {f.name: next((t for t in (bool, int, float) if t in typing.get_args(hints[f.name]) or hints[f.name] is t), str)
-            for f in fields(RunConfig)}
-
-def train_args(config:dict) -> list[str]:
-    "`dptie train` options for a run's settings (`dataclasses.asdict(RunConfig(...))`)"
-    return [a for k, v in config.items() for a in (f"--{k.replace('_', '-')}", _opt(v))]
-
-class _Parser(argparse.ArgumentParser):
-    "An ArgumentParser whose errors are one line (what is wrong, where the options are listed), with the closest option for a typo"
-    def error(self, message):
-        import difflib
-        if message.startswith("unrecognized arguments"):
-            opts = [o for a in self._actions for o in a.option_strings]
-            near = [m for w in message.split(":", 1)[1].split() if w.startswith("--") for m in difflib.get_close_matches(w, opts, 1)]
-            if near: message += f" (did you mean {', '.join(near)}?)"
-        self.exit(2, f"{self.prog}: error: {message}; `{self.prog} --help` lists the options\n")
-
-def train_parser() -> argparse.ArgumentParser:
-    "The `dptie train` options: one per RunConfig field, with its help, default and choices"
-    ap = _Parser(prog="dptie train", formatter_class=argparse.ArgumentDefaultsHelpFormatter,
-                 description="Fine-tune one model on one task. Without --epsilon the run is non-private.")
-    types, helps = _field_types(), field_help()
-    def eps(v):
-        try: return parse_epsilon(v)
-        except ValueError as e: raise argparse.ArgumentTypeError(str(e)) from None
-    for k, d in defaults().items():
-        ch = f" (one of {', '.join(CHOICES[k])})" if k in CHOICES else ""
-        ap.add_argument(f"--{k.replace('_', '-')}", dest=k, default=d, help=helps[k] + ch,
-                        type=eps if k == "epsilon" else (lambda v, t=types[k]: _parse_opt(v, t)))
-    ap.add_argument("--out", default=None, help="folder for metrics.json (default: scratch/runs/<run-id>-<digest> in the project, git-ignored)")
-    ap.add_argument("--overwrite", action="store_true", help="train again into an --out that holds a finished run")
-    ap.add_argument("--from-run", default=None, metavar="RUN", help="train a finished run again: its settings from RUN/metrics.json "
-                    "(options given here override them), then say whether the parameters came out the same (final.params_sha256); "
-                    "exits 1 when they differ")
-    return ap
-
-
-# %% ../nbs/07_train.ipynb #a7e01c02
-def config_from_run(path:str|Path, # a finished run's folder, or its metrics.json
-                   ) -> tuple[RunConfig, dict]:
-    "A finished run's settings and its metrics: what it takes to make it again"
-    p = Path(path); f = p/"metrics.json" if p.is_dir() else p
-    if not f.is_file(): raise FileNotFoundError(f"no metrics.json at {p}: pass a run's folder (e.g. reports/default/runs/<run-id>) or its metrics.json")
-    try: m = json.loads(f.read_text())
-    except json.JSONDecodeError as e: raise ValueError(f"{f} is not JSON ({e})") from None
-    if m.get("status") != "ok" or not isinstance(m.get("config"), dict):
-        raise ValueError(f"{f} is not a finished run (status {m.get('status')!r}): there is nothing to compare with")
-    return stored_config(m["config"]), m
-
-def compare_runs(done:dict, # a finished run's metrics
-                 again:dict, # the metrics of the same settings trained again
-                ) -> dict:
-    "Whether `again` ended where `done` did (bitwise: final.params_sha256), with both dev accuracies and the commits they were made at"
-    code = lambda m: (m.get("provenance") or {}).get("code") or {}
-    a, b = done["final"], again["final"]
-    return dict(same_params=a["params_sha256"] == b["params_sha256"], params_sha256=[a["params_sha256"], b["params_sha256"]],
-                dev_acc=[a["dev_acc"], b["dev_acc"]], commit=[code(done).get("commit"), code(again).get("commit")],
-                dirty=[code(done).get("dirty"), code(again).get("dirty")])
-
-def _rerun_line(src, c:dict) -> str:
-    "`compare_runs`' answer in one sentence"
-    at = lambda i: f"{(c['commit'][i] or 'an unknown commit')[:12]}{' (with uncommitted changes)' if c['dirty'][i] else ''}"
-    acc = f"dev accuracy {c['dev_acc'][0]:.4f} then, {c['dev_acc'][1]:.4f} now"
-    if c["same_params"]: return f"dptie train: reproduced {src}: the same parameters (params_sha256 {c['params_sha256'][0][:12]}), {acc}"
-    return f"dptie train: parameters differ from {src}: it was made at {at(0)}, this run at {at(1)}; {acc}"
-
-def _given(argv) -> set:
-    "The settings named on the command line (not left at their defaults)"
-    ap = train_parser()
-    for act in ap._actions: act.default = argparse.SUPPRESS
-    return set(vars(ap.parse_args(argv))) - {"out", "overwrite", "from_run"}
-
-def main(argv=None):
-    "`dptie train`: one run, its metrics written to --out; with --from-run, a finished run's settings again and whether its parameters came out the same"
-    argv = sys.argv[1:] if argv is None else list(argv)
-    a = vars(train_parser().parse_args(argv))
-    out, overwrite, src = a.pop("out"), a.pop("overwrite"), a.pop("from_run")
-    done = None
-    if src:
-        old, done = config_from_run(src)
-        cfg = RunConfig.from_dict({**asdict(old), **{k: a[k] for k in _given(argv)}})
-    else: cfg = RunConfig.from_dict(a)
-    key = (done.get("privacy") or {}).get("noise_key") if done is not None and not _given(argv) else None   # the recorded run's noise, only for the same run
-    m = train(cfg, out or scratch_out(cfg), overwrite=overwrite, noise_key=key)
-    rc = 0
-    if world()[0] == 0:
-        rec = dict(run_id=m["run_id"], dev_acc=m["final"]["dev_acc"], epsilon_prv=m["privacy"].get("epsilon_prv"),
-                   epsilon_rdp=m["privacy"].get("epsilon_rdp"))
-        if done is not None:
-            rec["rerun_of"] = dict(run=str(src), **compare_runs(done, m)); rc = 0 if rec["rerun_of"]["same_params"] else 1
-        print(json.dumps(rec, indent=1))
-        if done is not None: print(_rerun_line(src, rec["rerun_of"]), file=sys.stderr)
-    shutdown()
-    return rc
-
-def launch_train(config:dict, # the run's settings, `asdict(cfg)`; its `world_size` processes are started
-                 out:str|Path, # folder for metrics.json
-                 cwd:str|Path|None=None, # working folder
-                 env:dict|None=None, # extra environment variables
-                 timeout:float|None=None, # seconds
-                 python:str|None=None, # the interpreter whose environment to use
-                 overwrite:bool=False, # train again into an `out` that holds a finished run
-                ) -> dict:
-    "Run `config` under torchrun on `config['world_size']` processes (`python -m dptie_nb.train`); the metrics rank 0 wrote"
-    if not isinstance(config, dict): raise TypeError("pass the settings as a dict: dataclasses.asdict(cfg)")
-    nproc = int(config.get("world_size", 1))
-    if nproc < 1: raise ValueError(f"world_size={nproc} must be at least 1")
-    cmd = torchrun_cmd(nproc, python) + ["-m", "dptie_nb.train", *train_args(config), "--out", str(out)] + ["--overwrite"] * overwrite
-    r = subprocess.run(cmd, cwd=cwd, env={**os.environ, **(env or {})}, capture_output=True, text=True, timeout=timeout)
-    if r.returncode != 0:
-        raise RuntimeError(f"{' '.join(cmd)}\nfailed with exit code {r.returncode}:\n{(r.stdout + r.stderr)[-4000:]}")
-    return json.loads((Path(out)/"metrics.json").read_text())
-
-if __name__ == "__main__" and Path(globals().get("__file__", "")).name == "train.py": sys.exit(main())
-
-# %% ../nbs/07_train.ipynb #b880e9a7
-def template_values(template:str|Path, # a papermill template, e.g. nbs/study/experiment.ipynb
-                    given:dict, # parameter -> value: strings from a command line, or values
-                   ) -> tuple[dict, RunConfig|None]:
-    "`given` checked against the template's parameters and read as their types, and the run they define (None for a template that is not an experiment): or one ValueError naming the problem"
-    import ast, difflib, papermill as pm
-    template = Path(template)
-    if not template.is_file(): raise FileNotFoundError(f"no template {template}: pass a notebook with a cell tagged 'parameters', e.g. nbs/study/experiment.ipynb")
-    declared = pm.inspect_notebook(str(template))
-    if not declared: raise ValueError(f"{template} has no cell tagged 'parameters': there is nothing to set in it")
-    unknown = [k for k in given if k not in declared]
-    if unknown:
-        said = [f"{k!r}" + "".join(f" (did you mean {m!r}?)" for m in difflib.get_close_matches(k, declared, 1)) for k in unknown]
-        raise ValueError(f"{template.name} has no parameter {', '.join(said)}; it declares {', '.join(declared)}")
-    types, vals = {**_field_types(), "overwrite": bool}, {}
-    for k, v in given.items():
-        if isinstance(v, str) and k == "epsilon": v = parse_epsilon(v)
-        elif isinstance(v, str) and k in types:
-            try: v = _parse_opt(v, types[k])
-            except argparse.ArgumentTypeError as e: raise ValueError(f"-p {k} {v}: {e}") from None
-        elif isinstance(v, str) and v.lower() in ("none", "null"): v = None
-        elif isinstance(v, str):
-            try: v = ast.literal_eval(v)
-            except (ValueError, SyntaxError): pass  # a plain string
-        vals[k] = v
-    settings = {f.name for f in fields(RunConfig)}
-    if not settings <= set(declared): return vals, None  # not an experiment template: its names were checked
-    dflt = {}
-    for k, d in declared.items():
-        try: dflt[k] = ast.literal_eval(d["default"])
-        except (ValueError, SyntaxError): pass
-    cfg = RunConfig.from_dict({k: {**dflt, **vals}[k] for k in settings if k in {**dflt, **vals}})
-    out = {**dflt, **vals}.get("out")
-    if not {**dflt, **vals}.get("overwrite"):
-        refuse_finished(out or scratch_out(cfg), "pass -p out DIR for another folder, or -p overwrite true to train it again there")
-    return vals, cfg
-
-def run_template(template:str|Path, # a papermill template
-                 output:str|Path, # the executed notebook
-                 given:dict, # parameter -> value (strings from a command line, or values)
-                ) -> dict:
-    "Check `given` (`template_values`), then execute `template` with them (`dptie_nb.runner.run_notebook`); the executed notebook and, for an experiment, its run's folder"
-    import papermill as pm
-    from dptie_nb.runner import run_notebook  # lazy: papermill (about 2 s to import), which a training process never needs
-    vals, cfg = template_values(template, given)
-    Path(output).parent.mkdir(parents=True, exist_ok=True)
-    try: run_notebook(template, output, vals)
-    except pm.PapermillExecutionError as e:
-        raise RuntimeError(f"{output}: cell {e.exec_count} failed: {e.ename}: {e.evalue}") from None
-    return dict(notebook=Path(output), run=None if cfg is None else Path(vals.get("out") or scratch_out(cfg)))
-
-def run_main(argv=None) -> int:
-    "`dptie run TEMPLATE OUTPUT -p NAME VALUE ...`: papermill, with every parameter checked before a kernel starts; errors in one line"
-    ap = _Parser(prog="dptie run", description=run_template.__doc__)
-    ap.add_argument("template", help="a papermill template, e.g. nbs/study/experiment.ipynb")
-    ap.add_argument("output", help="where the executed notebook goes")
-    ap.add_argument("-p", "--parameter", nargs=2, action="append", default=[], metavar=("NAME", "VALUE"), help="a parameter's value")
-    a = ap.parse_args(argv)
-    try: res = run_template(a.template, a.output, dict(a.parameter))  # the kernel's own output: in the executed notebook
-    except (ValueError, FileNotFoundError, RuntimeError) as e:
-        print(f"dptie run: error: {e}", file=sys.stderr); return 1 if isinstance(e, RuntimeError) else 2
-    print(f"dptie run: {res['notebook']}" + (f", the run in {res['run']}" if res["run"] else ""))
-    return 0
-

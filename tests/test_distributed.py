@@ -206,7 +206,7 @@ def test_torchrun_end_to_end(tmp_path, tiny_model):
     from dptie_nb.accountant import epsilon, noise_multiplier, paper_delta
     from dptie_nb.sampling import PoissonSampler
     from dptie_nb.distributed import torchrun_cmd
-    from dptie_nb.train import launch_train
+    from dptie_nb.launch import launch_train
     from dptie_nb.config import RunConfig
     assert Path(torchrun_cmd(W)[0]).name == "torchrun"  # the real launcher
     cfg = RunConfig(task="sst2", epsilon=3.0, train_cap=48, dev_cap=16, max_len=32, batch_size=16, epochs=1, lr=1e-3,
@@ -236,7 +236,7 @@ def test_torchrun_end_to_end(tmp_path, tiny_model):
 @pytest.mark.skipif(not os.environ.get("DPTIE_ASSETS"), reason="needs DPTIE_ASSETS")
 def test_torchrun_secure(tmp_path, tiny_model):
     "A secure run on two processes: rank 0 draws each Poisson batch from the OS and shares it; a release, no diagnostics."
-    from dptie_nb.train import launch_train
+    from dptie_nb.launch import launch_train
     from dptie_nb.config import RunConfig
     cfg = RunConfig(task="sst2", epsilon=3.0, train_cap=48, dev_cap=16, max_len=32, batch_size=16, epochs=1, lr=1e-3,
                     num_threads=1, seed=3, world_size=W, secure_noise=True, checkpoint_every=1, model=str(tiny_model))

@@ -8,7 +8,7 @@ Two phases, one script:
   the training path imports that the GPU image lacks (opacus, fastcore). The model, dptie-mini-reviews, is committed
   under reports/models/ and travels with the tree.
 - `--stage STAGE` (there, from the repository root): installs those wheels into a private folder, runs each missing
-  run of the preset with `dptie train` (`dptie_nb.train.main`) into OUT/runs/<run-id>/, `--jobs` at a time, starts no
+  run of the preset with `dptie train` (`dptie_nb.launch.main`) into OUT/runs/<run-id>/, `--jobs` at a time, starts no
   run after `--seconds`, and writes OUT/gpu.json (what ran, each run's status and time, the machine) after every run,
   so a timeout still returns it; the runs' folders come back as one OUT/gpu-runs.tar.gz.
 
@@ -57,7 +57,7 @@ def run(a):
                PYTHONPATH=os.pathsep.join(filter(None, [str(ROOT), str(site), os.environ.get("PYTHONPATH")])))
     sys.path[:0] = [str(ROOT), str(site)]; os.environ["DPTIE_ASSETS"] = env["DPTIE_ASSETS"]
     from dptie_nb.sweep import expand
-    from dptie_nb.train import train_args
+    from dptie_nb.launch import train_args
     cfgs = expand(a.preset)
     if a.device != "cuda" or a.dry_run: cfgs = [_tiny(c) for c in cfgs][:a.dry_run or len(cfgs)]
     runs = out/"runs"; runs.mkdir(parents=True, exist_ok=True)
@@ -69,7 +69,7 @@ def run(a):
     while todo or live:
         while todo and len(live) < a.jobs and time.time() - T0 < a.seconds:
             c = todo.pop(0); d = runs/c.run_id()
-            argv = [sys.executable, "-c", "import sys; from dptie_nb.train import main; sys.exit(main())", *train_args(asdict(c)), "--out", str(d)]
+            argv = [sys.executable, "-c", "import sys; from dptie_nb.launch import main; sys.exit(main())", *train_args(asdict(c)), "--out", str(d)]
             d.mkdir(parents=True, exist_ok=True)
             live[c.run_id()] = (subprocess.Popen(argv, env=env, cwd=ROOT, stdout=open(d/"log.txt", "w"), stderr=subprocess.STDOUT), time.time())
         for k, (p, t) in list(live.items()):
