@@ -6,14 +6,14 @@
 from __future__ import annotations
 import argparse, itertools, json, os, subprocess, sys, threading, time
 from concurrent.futures import FIRST_COMPLETED, ThreadPoolExecutor, wait
-from dataclasses import asdict
+from dataclasses import asdict, replace
 from pathlib import Path
 
 import papermill as pm
 
 from .files import atomic_write_json
 from .assets import AssetNotFound, GLUE_TASKS, GLUE_TRAIN_ROWS, assets_root, find_asset, model_source, project_root
-from .config import LEGACY, NEUTRAL, STUDY, RunConfig, config_diff, defaults, parse_epsilon
+from .config import CHOICES, LEGACY, NEUTRAL, STUDY, RunConfig, config_diff, defaults, parse_epsilon
 from .definitions import check_preset, load_presets, preset_dir, preset_from_args, preset_options
 from .runner import run_notebook, stop_kernels
 
@@ -242,12 +242,14 @@ def run_sweep(preset:str, # preset name
               template:Path|None=None, # the experiment template
               log=print, # where progress lines go
               progress_s:float=20, # seconds between looks at the running runs' metrics.json
+              device:str|None=None, # every run's device, "cpu" or "cuda" (None: each run's own, as its preset sets it)
              ) -> list[dict]:
     "Run every missing run of a preset, `jobs` at a time; a line per run and progress lines; failures are recorded, not raised."
     cfgs, out = expand(preset, presets), Path(out or preset_dir(preset)).resolve()
     if only: cfgs = [c for c in cfgs if only in c.run_id()]
     if not cfgs: raise ValueError(f"preset {preset!r}: no run matches only={only!r}")
     if jobs < 1: raise ValueError(f"jobs={jobs} must be at least 1")
+    if device: cfgs = [replace(c, device=device) for c in cfgs]   # a neutral setting: the same runs, on another device
     threads = max(1, (os.cpu_count() or 1) // jobs)
     for c in cfgs:
         if not c.num_threads: c.num_threads = threads
@@ -316,6 +318,7 @@ def main(argv=None):
     preset_options(ap, "to run (see --list)", "results go to OUT/runs/<run-id>/", required=True)
     ap.add_argument("--jobs", type=int, default=1, help="notebooks run at the same time")
     ap.add_argument("--only", default=None, help="run only the runs whose name contains this")
+    ap.add_argument("--device", default=None, choices=CHOICES["device"], help="every run's device (default: each run's own, as its preset sets it)")
     ap.add_argument("--list", action="store_true", help=f"list the preset's runs and their status ({', '.join(STATUS)}), run nothing")
     a = ap.parse_args(argv)
     presets, _, a.out = preset_from_args(a)
@@ -325,7 +328,7 @@ def main(argv=None):
         for s, rid in st: print(f"{s:11s} {rid}")
         for s in dict.fromkeys(s for s, _ in st): print(f"{s}: {sum(x == s for x, _ in st)} run(s), {STATUS[s]}")
         return 0
-    res = run_sweep(a.preset, a.jobs, a.out, presets, a.only)
+    res = run_sweep(a.preset, a.jobs, a.out, presets, a.only, device=a.device)
     return 1 if any(r["status"] == "failed" for r in res) else 0
 
 # %% ../nbs/08_sweep.ipynb #2fd86680

@@ -11,7 +11,8 @@
 #
 # It needs torch, transformers, opacus, fastcore, matplotlib and pandas, and the model configs under $DPTIE_ASSETS/configs
 # (default ../shared/assets). Where the GPU image lacks the pure-Python ones, WHEELS=<folder of wheels> installs them into a
-# private folder first (tools/gpu/study_gpu.py --pack STAGE stages the wheels and the assets).
+# private folder first (stage them where the project's environment is: pip download --no-deps --only-binary=:all: -d WHEELS
+# opacus==<its version> fastcore==<its version>).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 OUT=reports/bench/gpu
