@@ -13,14 +13,13 @@ LAYERS = [
     {"definitions": ["config", "definitions"]},
     {"engine": ["rules", "batch", "bounds", "verify", "ghost", "emulations", "data", "model", "locality", "dpoptim", "private",
                 "engine", "corpus", "lm"]},
-    {"jobs": ["train", "pretrain", "probe", "bench", "sweep"], "report": ["results", "stats", "gates", "sources", "figures", "phrases", "costs", "findings", "report"]},
+    {"jobs": ["train", "pretrain", "probe", "bench_grid", "bench_child", "bench_study", "bench", "sweep"],
+     "report": ["results", "stats", "gates", "sources", "figures", "phrases", "costs", "findings", "report"]},
     {"face": ["cli"]},
 ]
 
 #: imports of the package inside a function, each with its reason; every other one sits at the top of its module
 IN_FUNCTIONS = {
-    ("bench", "study_child"): "its source runs alone in a fresh process, with the dptie_nb of the checkout it times",
-    ("bench", "_fallback_step"): "the same: a helper of study_child",
     ("cli", "*"): "each command's module when that command runs: torch, transformers, Opacus, papermill and matplotlib take about 10 s to import, which `dptie --help` should not wait for",
     ("train", "run_template"): "runner imports papermill (about 2 s), which a training process never needs",
 }
@@ -113,7 +112,7 @@ def test_arrows_run_down_the_layers():
 def test_report_wing_reads_only():
     "The report wing (results, stats, gates, sources, figures, phrases, costs, findings, report) imports neither the benchmark's code nor the sweep's"
     for m in LAYERS[3]["report"]:
-        assert not graph()[m] & {"bench", "sweep", "train", "pretrain", "probe"}, (m, graph()[m])
+        assert not graph()[m] & {"bench", "bench_grid", "bench_child", "bench_study", "sweep", "train", "pretrain", "probe"}, (m, graph()[m])
 
 def test_imports_at_the_top():
     hidden = [(m, t, fn) for m in modules() for t, fn in imports(m) if fn is not None
