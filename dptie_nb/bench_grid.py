@@ -317,7 +317,9 @@ def run_config(conf:dict, # a configuration, as from `plan`, plus run settings
                     step_time_s=None, n_steps=0, monitored_peak_rss_mb=peak_seen, wall_s=time.perf_counter() - t0) | versions()
 
 # %% ../nbs/06a_bench_grid.ipynb #f035bfd5
-def _key(r): return (r["shape"], r["mode"], r["B"], r["T"], r["loss"], r.get("device", "cpu").split(":")[0])
+def _key(r):
+    "A configuration's identity in `bench.json`: shape, mode, B, T, loss and the kind of device."
+    return (r["shape"], r["mode"], r["B"], r["T"], r["loss"], r.get("device", "cpu").split(":")[0])
 
 def merge_repeats(recs:list) -> dict:
     "One record from a configuration's fresh-process repeats: every timed step pooled, each process's memory kept."
