@@ -165,7 +165,7 @@ def fake_runs(runs_dir:str|Path, # folder to fill (runs go to runs_dir/<run-id>/
     return runs
 
 def fake_bench(path:str|Path) -> Path:
-    "Write a small benchmark file shaped like `dptie_nb.bench`'s (a list of records), with one out-of-memory and one refused mode."
+    "Write a small benchmark file shaped like `dptie_nb.bench_grid`'s (a list of records), with one out-of-memory and one refused mode."
     recs = []
     for B in (8, 32):
         for mode, mem, t in (("nonprivate", 300, 0.1), ("dptie-tied", 420, 0.3), ("dptie-untied", 470, 0.25),

@@ -13,14 +13,12 @@ LAYERS = [
     {"definitions": ["config", "definitions"]},
     {"engine": ["rules", "batch", "bounds", "verify", "ghost", "emulations", "data", "model", "locality", "dpoptim", "private",
                 "engine", "corpus", "lm", "provenance", "evaluation", "mechanism"]},
-    {"jobs": ["warm", "train", "launch", "templates", "pretrain", "probe", "bench", "sweep"], "report": ["results", "stats", "gates", "sources", "figures", "phrases", "costs", "findings", "report"]},
+    {"jobs": ["warm", "train", "launch", "templates", "pretrain", "probe", "bench_grid", "bench_child", "bench_study", "bench", "sweep"], "report": ["results", "stats", "gates", "sources", "figures", "phrases", "costs", "findings", "report"]},
     {"face": ["cli"]},
 ]
 
 #: imports of the package inside a function, each with its reason; every other one sits at the top of its module
 IN_FUNCTIONS = {
-    ("bench", "study_child"): "its source runs alone in a fresh process, with the dptie_nb of the checkout it times",
-    ("bench", "_fallback_step"): "the same: a helper of study_child",
     ("cli", "*"): "each command's module when that command runs: torch, transformers, Opacus, papermill and matplotlib take about 10 s to import, which `dptie --help` should not wait for",
 }
 

@@ -3,11 +3,11 @@
 # bf16 and float32, six modes (non-private, dptie tied and untied, the tied matrix materialised as the paper does,
 # Opacus per-example on the tied model, Opacus ghost on the untied one), each configuration's
 # torch.cuda.max_memory_allocated and median step time (5 steps after 2 warm-up), all in one process
-# (dptie_nb.bench.device_sweep), cheapest first, within a 7-minute budget (--budget-s; what does not fit is recorded
+# (dptie_nb.bench_grid.device_sweep), cheapest first, within a 7-minute budget (--budget-s; what does not fit is recorded
 # `skipped`): under 8 minutes on one H200. Then one figure per precision and T, in the CPU grid's style.
 #
 #   bash tools/gpu/bench_gpu.sh                                    # on the GPU machine: reports/bench/gpu/<precision>-T<T>/
-#   bash tools/gpu/bench_gpu.sh --device cpu --out scratch/gpu     # the same path on the CPU at tiny shapes (tested in 06_bench)
+#   bash tools/gpu/bench_gpu.sh --device cpu --out scratch/gpu     # the same path on the CPU at tiny shapes (tested in 06a_bench_grid)
 #
 # It needs torch, transformers, opacus, fastcore, matplotlib and pandas, and the model configs under $DPTIE_ASSETS/configs
 # (default ../shared/assets). Where the GPU image lacks the pure-Python ones, WHEELS=<folder of wheels> installs them into a
