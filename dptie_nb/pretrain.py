@@ -142,6 +142,7 @@ def build_run(cfg:PretrainConfig, # resolved (`resolve_config`)
     opt = pretrain_optimizer(model, cfg.lr, cfg.weight_decay, cfg.betas)
     return PretrainRun(cfg, data, run, model, opt, np.random.Generator(np.random.PCG64(cfg.seed)), t_start=t_start or time.time())
 
+# %% ../nbs/10_pretrain.ipynb #02d5d0a3
 def start_invocation(r:PretrainRun, argv:list) -> dict:
     "Record this command (`dptie pretrain` and `argv`) in `r.invocations`, and create the model folder."
     r.out.mkdir(parents=True, exist_ok=True)
