@@ -90,8 +90,10 @@ class DPOptimizer(torch.optim.Optimizer):
         if ledger is not None and not self.clipper.private:
             if self._own: self.clipper.detach()
             raise ValueError(f"the clipper's tied_norm={self.clipper.tied_norm!r} is an emulation that releases more than C for "
-                             "an example: it is no DP mechanism, so no ledger may count an ε for it. Use tied_norm='exact' "
-                             "(or 'triangle'), or run the emulation without a ledger (train() records its ε as infinite)")
+                             "an example: it is no DP mechanism, so no ledger may count an ε for it. Clip by the exact norm (pass the model "
+                             "or a GhostClipper; make_private accepts only tied_norm='exact'), or by the study's DP triangle bound "
+                             "(TiedNormEmulation(model, C, 'triangle'), dptie_nb.emulations), or run the emulation without a "
+                             "ledger (train() records its ε as infinite)")
         self.optimizer = optimizer
         self._mech = Mechanism(sigma, self.clipper.max_grad_norm, ebs, None if sampler is None else float(sampler.q))
         self._generator, self._secure, self._sampler, self._ledger = generator, bool(secure), sampler, ledger
