@@ -53,6 +53,7 @@ def _report(argv):
     from dptie_nb import report
     return report.main(argv)
 
+# %% ../nbs/11_cli.ipynb #d0810f2d
 def _pretrain(argv):
     from dptie_nb import pretrain
     return pretrain.main(argv)
@@ -84,6 +85,7 @@ def _usage() -> str:
     return "usage: dptie COMMAND [options]\n\ncommands:\n" + "\n".join(f"  {k:9s} {v[1]}" for k, v in COMMANDS.items()) + \
            "\n\n'dptie COMMAND --help' shows a command's options."
 
+# %% ../nbs/11_cli.ipynb #007d2357
 def main(argv=None) -> int:
     "Dispatch `dptie COMMAND ...` to the module that does the work."
     argv = list(sys.argv[1:] if argv is None else argv)

@@ -95,6 +95,7 @@ def all_gather_objects(obj) -> list:
     dist.all_gather_object(out, obj)
     return out
 
+# %% ../nbs/04a_distributed.ipynb #338c4a13
 def _cat_lists(xs):
     if isinstance(xs[0], tuple): return tuple(_cat_lists([x[i] for x in xs]) for i in range(len(xs[0])))
     if isinstance(xs[0], dict): return {k: sum((x.get(k, []) for x in xs), []) for k in dict.fromkeys(k for x in xs for k in x)}

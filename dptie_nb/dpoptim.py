@@ -41,6 +41,7 @@ CHECK_RATE = 0.1      # after the first, the share of steps whose first micro-ba
 LATER_SINGLES = 4     # examples of such a later micro-batch recomputed alone
 STATE_KEY = "dptie"   # the key of the privacy state in `DPOptimizer.state_dict()`, beside torch's 'state' and 'param_groups'
 
+# %% ../nbs/05_dpoptim.ipynb #34fbe73c
 class DPOptimizer(torch.optim.Optimizer):
     "DP-SGD around `optimizer`: clipped sums held here, N(0, σ²C²) once per logical batch, divided by q·N, then `optimizer.step()`"
     def __init__(self,
@@ -89,8 +90,10 @@ class DPOptimizer(torch.optim.Optimizer):
         if ledger is not None and not self.clipper.private:
             if self._own: self.clipper.detach()
             raise ValueError(f"the clipper's tied_norm={self.clipper.tied_norm!r} is an emulation that releases more than C for "
-                             "an example: it is no DP mechanism, so no ledger may count an ε for it. Use tied_norm='exact' "
-                             "(or 'triangle'), or run the emulation without a ledger (train() records its ε as infinite)")
+                             "an example: it is no DP mechanism, so no ledger may count an ε for it. Clip by the exact norm (pass the model "
+                             "or a GhostClipper; make_private accepts only tied_norm='exact'), or by the study's DP triangle bound "
+                             "(TiedNormEmulation(model, C, 'triangle'), dptie_nb.emulations), or run the emulation without a "
+                             "ledger (train() records its ε as infinite)")
         self.optimizer = optimizer
         self._mech = Mechanism(sigma, self.clipper.max_grad_norm, ebs, None if sampler is None else float(sampler.q))
         self._generator, self._secure, self._sampler, self._ledger = generator, bool(secure), sampler, ledger
@@ -329,6 +332,7 @@ def stream_seed(key:int, step:int, name:str, chunk:int) -> int:
     h = hashlib.sha256(f"dptie-noise:{key}:{step}:{name}:{chunk}".encode()).digest()
     return int.from_bytes(h[:8], 'little') >> 1
 
+# %% ../nbs/05_dpoptim.ipynb #1614898c
 @patch
 def _seeds(self:DPOptimizer, keys:list) -> list:
     "A seed per noise stream `(name, chunk)` of this step: 63 bits of os.urandom each (secure), or `stream_seed` of the key"
@@ -361,6 +365,7 @@ def _digest(idx) -> str:
     "A short digest of a batch's example indices"
     return hashlib.sha256(np.asarray(idx, dtype=np.int64).tobytes()).hexdigest()[:16]
 
+# %% ../nbs/05_dpoptim.ipynb #4cd35039
 @patch
 def _check_batch(self:DPOptimizer):
     "With a sampler: exactly one fresh Poisson draw since the last step, and every example of it backpropagated once"
@@ -391,6 +396,7 @@ def _check_batch(self:DPOptimizer):
                            "the drawn batch exactly once (not a batch of your own, not the same examples twice, not "
                            "zero_grad() between backward and step)")
 
+# %% ../nbs/05_dpoptim.ipynb #f5771de0
 @patch
 def step(self:DPOptimizer, closure=None):
     "Noise the held clipped sums once, divide by q·N, write `p.grad`, count the step, step the inner optimizer, clear"
@@ -449,6 +455,7 @@ def _check_restorable(self:DPOptimizer, st:dict):
              if (st[k] is None) != (v is None)]
     if diff: raise ValueError(f"the saved state belongs to another mechanism: {'; '.join(diff)}. Build the optimizer as it was built")
 
+# %% ../nbs/05_dpoptim.ipynb #452bb947
 @patch
 def load_state_dict(self:DPOptimizer, sd:dict):
     "Go on from `state_dict()`: the inner state, the ledger, the sampler's position, the noise key; a torch state without them is refused once it shows steps"

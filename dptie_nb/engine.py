@@ -99,6 +99,7 @@ def _average_by(opt, ebs:float):
     "Divide Opacus' noisy sums by q·N (not by the realised batch), after the noise, as `DPOptimizer` does"
     opt.attach_step_hook(lambda o: [p.grad.div_(ebs) for p in o.params])
 
+# %% ../nbs/05a_engine.ipynb #ab74f450
 class OpacusStep:
     "Opacus' per-example clipping: every per-example gradient materialised, then Opacus' DPOptimizer"
     private, parts, verified = True, None, None  # Opacus' per-example gradients are not checked against autograd
@@ -135,6 +136,7 @@ class _PerExample:
     def __call__(self, losses):
         return losses if self.reduction == "none" else losses.mean() if self.reduction == "mean" else losses.sum()
 
+# %% ../nbs/05a_engine.ipynb #59618aac
 class OpacusGhostStep:
     "Opacus' ghost clipping (fast gradient clipping): a norm pass and a re-weighted second backward; untied models only"
     private, parts, verified = True, None, None

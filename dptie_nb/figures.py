@@ -161,6 +161,7 @@ def _points_or_interval(a, x:float, mean:float, lo:float, hi:float, n:int, seeds
     if len(seeds): a.plot(np.full(len(seeds), x), seeds.to_numpy(float), fmt, c=c, mfc="none", ms=4, alpha=0.8)
     return [mean, *seeds.tolist()]
 
+# %% ../nbs/09a_figures.ipynb #ee348113
 def _plot_arms(a, s:pd.DataFrame, pos:dict, acc:bool, runs:pd.DataFrame, metric:str) -> list:
     "Upper panel: each arm's mean, with its interval from 3 seeds or its seeds as points, against ε; lines only between ε with the same seeds; the majority class. Returns every y drawn."
     ys = []
@@ -189,6 +190,7 @@ def _plot_arms(a, s:pd.DataFrame, pos:dict, acc:bool, runs:pd.DataFrame, metric:
     a.legend(fontsize=7, **(LEGEND_BELOW if many else {}))
     return ys
 
+# %% ../nbs/09a_figures.ipynb #db492859
 def _plot_gaps(b, dd:pd.DataFrame, g:pd.DataFrame, pos:dict, acc:bool, runs:pd.DataFrame, metric:str):
     "Lower panel: our paired untied − tied, with its interval from 3 paired seeds or the seeds as points; the paper's DP gaps with their 95% intervals (`g`: only for pretrained panels)."
     ys = [0.0]
@@ -222,8 +224,6 @@ def _ylim(a, ys, acc:bool, lo:float|None=None, hi:float|None=None):
     if not ys: return
     y0, y1 = min(ys), max(ys); m = max(0.08 * (y1 - y0), 1.0 if acc else 0.005)
     a.set_ylim(max(y0 - m, lo) if lo is not None else y0 - m, min(y1 + m, hi) if hi is not None else y1 + m)
-
-
 
 # %% ../nbs/09a_figures.ipynb #473a86fc
 ONE_CLASS_NOTE = "every run here predicts one class:\nits accuracy says nothing about tying"
@@ -367,6 +367,7 @@ def _clip_panel(a, runs:pd.DataFrame, groups:list):
     a.legend(fontsize=8, **dict(LEGEND_BELOW, borderaxespad=3.5, ncol=3))
     a.grid(axis="x", alpha=0.3)
 
+# %% ../nbs/09a_figures.ipynb #4df79497
 def plot_norms(runs:pd.DataFrame, # runs from `load_runs`
                save:str|Path|None=None, # also write the figure here as PNG
               ) -> Figure|None:
@@ -463,6 +464,7 @@ def _split_title(runs:pd.DataFrame) -> str:
     sp = {((m or {}).get("config", {}) if isinstance(m, dict) else {}).get("eval_split", "dev") for m in runs.metrics}
     return {frozenset({"dev"}): "dev accuracy", frozenset({"holdout"}): "accuracy on the held-out training slice"}.get(frozenset(sp), "accuracy (dev or held-out slice, by run)")
 
+# %% ../nbs/09a_figures.ipynb #26e44f86
 def plot_curves(runs:pd.DataFrame, # runs from `load_runs`
                 save:str|Path|None=None, # also write the figure here as PNG
                ) -> Figure|None:

@@ -4,160 +4,26 @@
 
 # %% ../nbs/10_pretrain.ipynb #a0594196
 from __future__ import annotations
-import argparse, contextlib, json, os, platform, shlex, shutil, signal, sys, time, typing, warnings
-from dataclasses import asdict, dataclass, field, fields, replace
+import contextlib, json, os, platform, shlex, shutil, signal, sys, time
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
 import numpy as np
 import torch
 
-from .assets import load_config
-from .config import opt, versions
-from .corpus import DOCUMENTS, _now, default_corpus, load_tokens, tokenize_corpus, tokens_meta
+from .config import versions
+from .corpus import _now, default_corpus, load_tokens, tokenize_corpus, tokens_meta
 from .files import atomic_write_json, file_sha256
 from .lm import MINI_SHAPE, VOCAB_SIZE, _autocast, _quiet_build, gpt2_config, pretrain_optimizer
-from .model import cpu_bf16_support
 from .lm import heldout_loss, heldout_starts, lr_at, train_batch, window_loss
 from .lm import find_pretrain_checkpoint, load_pretrain_checkpoint, save_pretrain_checkpoint
 from .model import param_counts
+from .pretrain_config import PretrainConfig, parse_pretrain, pretrain_args, resolve_config
 
 # %% auto #0
-__all__ = ['CHOICES', 'SECTIONS', 'PACKAGES', 'PretrainConfig', 'pretrain_parser', 'parse_pretrain', 'pretrain_args',
-           'resolve_config', 'RunData', 'token_cache', 'run_data', 'run_identity', 'prior_run', 'PretrainRun',
-           'build_run', 'start_invocation', 'train_step', 'log_row', 'checkpoint_state', 'resume_run', 'stop_reason',
-           'train_loop', 'plot_log', 'run_record', 'finish_run', 'pretrain', 'tokenize_only', 'main']
-
-# %% ../nbs/10_pretrain.ipynb #27f73b61
-_POSITIVE_INTS = ("steps", "seq_len", "batch_size", "eval_every", "checkpoint_every", "stop_at", "eval_batches", "num_threads")
-
-def _flag(name):
-    "The option of a field: `seq_len` is `--seq-len`."
-    return "--" + name.replace("_", "-")
-
-@dataclass
-class PretrainConfig:
-    "The settings of `dptie pretrain`: data, model, training, logging and resuming (one option each)."
-    corpus: str|None = opt(None, "folder of UTF-8 .txt files (None: DPTIE_ASSETS/corpus)")
-    tokens: str|None = opt(None, "an already tokenised corpus (.npy, or raw uint16 .bin) instead of --corpus")
-    tokens_cache: str|None = opt(None, "the corpus's token cache, .npy (None: corpus.tokens.npy beside --out)")
-    documents: str = opt("file", "what a document of --corpus is (each ends with <|endoftext|>): a whole file, or a paragraph between blank lines")
-    heldout_tokens: int = opt(200_000, "hold out the first this many tokens")
-    layers: int|None = opt(None, f"transformer blocks (None: --init-from's, else {MINI_SHAPE['layers']})")
-    heads: int|None = opt(None, f"attention heads (None: --init-from's, else {MINI_SHAPE['heads']})")
-    width: int|None = opt(None, f"model width (None: --init-from's, else {MINI_SHAPE['width']})")
-    positions: int|None = opt(None, f"longest sequence (None: --init-from's, else {MINI_SHAPE['positions']})")
-    dropout: float|None = opt(None, f"residual, embedding and attention dropout (None: --init-from's, else {MINI_SHAPE['dropout']})")
-    init_from: str|None = opt(None, "start from this model's weights (name or folder) instead of random")
-    out: str|None = opt(None, "the model folder to write (required unless --tokenize-only)")
-    seq_len: int = opt(128, "training and held-out window length")
-    batch_size: int = opt(16, "windows a step")
-    steps: int = opt(3000, "optimiser steps in all")
-    lr: float = opt(1e-3, "peak learning rate")
-    min_lr: float = opt(1e-4, "learning rate at the last step (cosine decay)")
-    warmup: int = opt(200, "linear warm-up steps")
-    weight_decay: float = opt(0.1, "AdamW weight decay (matrices only)")
-    betas: tuple[float, float] = opt((0.9, 0.95), "AdamW β1, β2")
-    grad_clip: float = opt(1.0, "clip the gradient's global norm to this (0: off)")
-    seed: int = opt(0, "seeds the initialisation, the windows and dropout")
-    device: str|None = opt(None, "cpu or cuda (None: cuda when there is one)")
-    bf16: bool|None = opt(None, "bf16 autocast (None: on for cuda, off for cpu; on a CPU with AMX a dptie-mini step is faster with it)")
-    num_threads: int|None = opt(None, "torch CPU threads (None: torch's choice; 1 can be faster on a busy machine)")
-    eval_every: int = opt(100, "log train and held-out loss every this many steps")
-    eval_batches: int|None = opt(None, "held-out batches an evaluation (None: all of the held-out part)")
-    checkpoint_every: int = opt(200, "checkpoint every this many steps")
-    keep_checkpoint: bool = opt(False, "keep the checkpoint after the run completes (to extend it later)")
-    max_minutes: float|None = opt(None, "stop (saving everything) after this many minutes of this invocation")
-    stop_at: int|None = opt(None, "stop (saving everything) after this step, as if interrupted")
-    fresh: bool = opt(False, "delete any checkpoint in --out and start over")
-    quiet: bool = opt(False, "no progress bar or messages")
-
-    def __post_init__(self):
-        "Refuse settings that are wrong whatever the data."
-        self.betas = tuple(self.betas)
-        for k in _POSITIVE_INTS:
-            v = getattr(self, k)
-            if v is not None and (isinstance(v, bool) or not isinstance(v, (int, np.integer)) or v <= 0):
-                raise ValueError(f"{_flag(k)} must be a positive integer, got {v!r}")
-        for k in ("lr", "max_minutes"):
-            if getattr(self, k) is not None and not getattr(self, k) > 0: raise ValueError(f"{_flag(k)} must be positive, got {getattr(self, k)!r}")
-        if self.seq_len < 2: raise ValueError(f"--seq-len must be at least 2 (a token and its successor), got {self.seq_len}")
-        if not 0 <= self.min_lr <= self.lr: raise ValueError(f"--min-lr must be in [0, --lr], got {self.min_lr}")
-        if min(self.warmup, self.heldout_tokens, self.grad_clip, self.weight_decay) < 0:
-            raise ValueError("--warmup, --heldout-tokens, --grad-clip and --weight-decay must not be negative")
-        if self.corpus is not None and self.tokens is not None: raise ValueError("pass --corpus or --tokens, not both")
-        if self.documents not in DOCUMENTS: raise ValueError(f"--documents {self.documents!r}: use one of {', '.join(DOCUMENTS)}")
-        if self.device not in (None, "auto") and str(self.device).split(":")[0] not in ("cpu", "cuda"):
-            raise ValueError(f"--device {self.device!r}: use cpu or cuda")
-
-# %% ../nbs/10_pretrain.ipynb #ad1bbff6
-CHOICES = dict(documents=DOCUMENTS, device=("cpu", "cuda")) # the options that take one of a few values
-SECTIONS = dict(corpus="data", layers="model", out="training", eval_every="logging and resuming") # first field of each group
-
-def _option(hint, default) -> dict:
-    "argparse keywords for a field of type `hint`: a switch for a bool, n values for an n-tuple, else one typed value."
-    ts = [t for t in typing.get_args(hint) if t is not type(None)] or [hint]
-    if ts[0] is bool: return dict(action=argparse.BooleanOptionalAction if default is None else "store_true")
-    return dict(type=ts[0], nargs=len(ts)) if typing.get_origin(hint) is tuple else dict(type=ts[0])
-
-class _Help(argparse.ArgumentDefaultsHelpFormatter):
-    "Shows an option's default, unless it is None or False (the help says what those mean)."
-    def _get_help_string(self, a): return a.help if a.default is None or a.default is False else super()._get_help_string(a)
-
-def pretrain_parser() -> argparse.ArgumentParser:
-    "The argument parser of `dptie pretrain`: one option per `PretrainConfig` field, and `--tokenize-only`."
-    p = argparse.ArgumentParser(prog="dptie pretrain", formatter_class=_Help,
-        description="Pretrain a GPT-2-shaped model with tied embeddings on a text corpus; resumable (run the same command again).")
-    hints, groups = typing.get_type_hints(PretrainConfig), {}
-    for f in fields(PretrainConfig):
-        if f.name in SECTIONS: groups[SECTIONS[f.name]] = g = p.add_argument_group(SECTIONS[f.name])
-        g.add_argument(_flag(f.name), dest=f.name, default=f.default, help=f.metadata["help"],
-                       **_option(hints[f.name], f.default), **({"choices": CHOICES[f.name]} if f.name in CHOICES else {}))
-    groups["data"].add_argument("--tokenize-only", action="store_true", help="tokenise the corpus into the cache and stop")
-    return p
-
-def parse_pretrain(argv:list, # the arguments after `dptie pretrain`
-                  ) -> tuple[PretrainConfig, bool]:
-    "The config `argv` asks for, and whether it asks only to tokenise."
-    a = pretrain_parser().parse_args([str(v) for v in argv])
-    return PretrainConfig(**{f.name: getattr(a, f.name) for f in fields(PretrainConfig)}), a.tokenize_only
-
-def pretrain_args(cfg:PretrainConfig) -> list[str]:
-    "The `dptie pretrain` options that give `cfg`: one for each setting that differs from its default."
-    out = []
-    for f in fields(cfg):
-        v = getattr(cfg, f.name)
-        if v == f.default: continue
-        if isinstance(v, bool): out.append(_flag(f.name) if v else "--no-" + _flag(f.name)[2:])
-        else: out += [_flag(f.name), *map(str, v if isinstance(v, tuple) else [v])]
-    return out
-
-# %% ../nbs/10_pretrain.ipynb #26c70d42
-def _device(device):
-    "The device to run on: cuda when there is one for None, else `device`, refused when torch sees no CUDA."
-    if device in (None, "auto"): return "cuda" if torch.cuda.is_available() else "cpu"
-    if str(device).startswith("cuda") and not torch.cuda.is_available():
-        raise ValueError(f"--device {device}: torch {torch.__version__} sees no CUDA device here; use --device cpu")
-    return str(device)
-
-def resolve_config(cfg:PretrainConfig) -> PretrainConfig:
-    "`cfg` with what it leaves open decided: the device, bf16, and the shape and dropout (`init_from`'s, else dptie-mini's)."
-    device = _device(cfg.device)
-    bf16 = device.startswith("cuda") if cfg.bf16 is None else bool(cfg.bf16)
-    if bf16 and device == "cpu" and cpu_bf16_support() is None:
-        warnings.warn("--bf16 on a CPU without AMX or AVX512-BF16 instructions: bf16 autocast is likely slower than float32 here")
-    shape, dropout = {k: getattr(cfg, k) for k in ("layers", "heads", "width", "positions")}, cfg.dropout
-    if cfg.init_from is not None:
-        c = load_config(cfg.init_from)
-        have = dict(layers=c.n_layer, heads=c.n_head, width=c.n_embd, positions=c.n_positions)
-        clash = {k: (v, have[k]) for k, v in shape.items() if v is not None and v != have[k]}
-        if clash: raise ValueError(f"--init-from {cfg.init_from}: its shape differs from " + ", ".join(f"--{k} {a} (it has {b})" for k, (a, b) in clash.items()))
-        shape, dropout = have, c.resid_pdrop if dropout is None else dropout
-    shape = {k: MINI_SHAPE[k] if v is None else v for k, v in shape.items()}
-    dropout = MINI_SHAPE["dropout"] if dropout is None else dropout
-    gpt2_config(**shape, dropout=dropout)  # refuses a shape that cannot be built
-    if cfg.seq_len > shape["positions"]:
-        raise ValueError(f"--seq-len {cfg.seq_len} is longer than the model's --positions {shape['positions']}")
-    return replace(cfg, device=device, bf16=bf16, **shape, dropout=dropout)
+__all__ = ['PACKAGES', 'RunData', 'token_cache', 'run_data', 'run_identity', 'prior_run', 'PretrainRun', 'build_run',
+           'start_invocation', 'train_step', 'log_row', 'checkpoint_state', 'resume_run', 'stop_reason', 'train_loop',
+           'plot_log', 'run_record', 'finish_run', 'pretrain', 'tokenize_only', 'main']
 
 # %% ../nbs/10_pretrain.ipynb #919b1078
 @dataclass
@@ -276,6 +142,7 @@ def build_run(cfg:PretrainConfig, # resolved (`resolve_config`)
     opt = pretrain_optimizer(model, cfg.lr, cfg.weight_decay, cfg.betas)
     return PretrainRun(cfg, data, run, model, opt, np.random.Generator(np.random.PCG64(cfg.seed)), t_start=t_start or time.time())
 
+# %% ../nbs/10_pretrain.ipynb #02d5d0a3
 def start_invocation(r:PretrainRun, argv:list) -> dict:
     "Record this command (`dptie pretrain` and `argv`) in `r.invocations`, and create the model folder."
     r.out.mkdir(parents=True, exist_ok=True)

@@ -74,6 +74,7 @@ def _standardise(Xtr, *others):
     sd = np.where(sd > 1e-8 * max(1.0, float(sd.max(initial=0))), sd, 1.0)
     return [(X - mu) / sd for X in (Xtr, *others)]
 
+# %% ../nbs/10a_probe.ipynb #fda096dc
 def logreg_probe(Xtr:np.ndarray, # training features `[n, d]`
                  ytr:np.ndarray, # training labels 0/1
                  Xte:np.ndarray, # evaluation features
@@ -139,6 +140,7 @@ def load_probe_model(spec:str, # a model name or folder; "random:NAME" for NAME'
         if spec.startswith("random:"): return build_model(load_config(spec[len("random:"):]), "tied", seed=seed)
         return build_model(spec, "tied")
 
+# %% ../nbs/10a_probe.ipynb #71161c9d
 def probe(models:list, # model specs (names, folders, "random:NAME")
           task:str="sst2", # a two-label GLUE task
           train_n:int=4000, # training prompts for the probe (a seeded sample of the training split)

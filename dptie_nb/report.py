@@ -347,6 +347,7 @@ def _title(nb) -> str:
     heads = [l[2:].strip() for c in nb.cells if c.cell_type == "markdown" for l in c.source.splitlines() if l.startswith("# ")]
     return heads[0] + " · dptie" if heads else "dptie report"
 
+# %% ../nbs/09c_report.ipynb #198f685a
 def export_notebook(nb_path:str|Path, # an executed notebook
                     out:str|Path, # folder for <stem>.html, <stem>.md and figures/
                     stem:str="report", # file name of the outputs
@@ -367,7 +368,6 @@ def export_notebook(nb_path:str|Path, # an executed notebook
         p = out/fn; p.parent.mkdir(parents=True, exist_ok=True); p.write_bytes(data)
     (out/f"{stem}.md").write_text(text)
     return dict(html=out/f"{stem}.html", md=out/f"{stem}.md", figures=sorted((out/"figures").glob("*.png")))
-
 
 # %% ../nbs/09c_report.ipynb #ff5fa9a6
 def render_report(runs_dir:str|Path="reports/runs", # folder of the runs
@@ -403,6 +403,7 @@ def answer_lines(md:str) -> list[str]:
     "The three answer lines of a rendered report.md's text, in order"
     return [l for k in ANSWER_LABELS for l in md.splitlines() if l.startswith(f"**{k}.**")][:3]
 
+# %% ../nbs/09c_report.ipynb #ca507b52
 def main(argv=None):
     "`dptie report`: render the report from the runs, the benchmark and the seed paper's numbers."
     ap = argparse.ArgumentParser(prog="dptie report", description=render_report.__doc__)
@@ -430,4 +431,3 @@ def main(argv=None):
               f"`dptie sweep --preset {a.preset}` first, or pass --runs", file=sys.stderr)
         return 1
     return 0
-

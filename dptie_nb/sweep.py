@@ -90,6 +90,7 @@ def _read(p:Path):
     try: return json.loads(p.read_text())
     except (json.JSONDecodeError, OSError, UnicodeDecodeError) as e: raise ValueError(f"{p} is unreadable ({type(e).__name__})") from None
 
+# %% ../nbs/08_sweep.ipynb #c4ee59af
 def run_status(run_dir:Path, # a run's folder
                cfg:RunConfig|None=None, # the run the preset asks for (to tell `stale` from `ok`)
               ) -> str:
@@ -122,6 +123,7 @@ def run_progress(run_dir:Path) -> tuple[int, int]|None:
 
 INTERRUPTED = "interrupted by the user (Ctrl-C)"
 
+# %% ../nbs/08_sweep.ipynb #7780f30d
 def run_one(cfg:RunConfig, # the run
             out:str|Path, # the runs go to out/runs/<run-id>/
             template:Path|None=None, # the experiment template
@@ -234,6 +236,7 @@ def _committed(runs:Path, ids:list) -> int:
 
 HEARTBEAT_S = 300  # a progress line at least this often while runs execute, even when no step was reported
 
+# %% ../nbs/08_sweep.ipynb #898c8482
 def run_sweep(preset:str, # preset name
               jobs:int=1, # notebooks run at the same time
               out:str|Path|None=None, # the runs go to out/runs/ (default: `preset_dir(preset)`)
@@ -312,6 +315,7 @@ def run_sweep(preset:str, # preset name
         + (f": see {runs}/*/failed.json" if bad else ""))
     return results
 
+# %% ../nbs/08_sweep.ipynb #7a1fe461
 def main(argv=None):
     "`dptie sweep`: run a preset's grid of experiment notebooks."
     ap = argparse.ArgumentParser(prog="dptie sweep", description=run_sweep.__doc__)
