@@ -157,3 +157,21 @@ def test_front_door():
     import importlib, dptie_nb
     for name, mod in dptie_nb.FRONT_DOOR.items():
         assert getattr(dptie_nb, name) is getattr(importlib.import_module(f"dptie_nb.{mod}"), name), name
+
+def chapters() -> dict[str, str]:
+    "Each module's chapter: the stem of the notebook in nbs/ whose `default_exp` names it."
+    import re
+    out = {}
+    for nb in (ROOT/"nbs").glob("*.ipynb"):
+        m = re.search(r"#\|\s*default_exp\s+(\w+)", nb.read_text())
+        if m: out[m.group(1)] = nb.stem
+    return out
+
+def test_chapters_in_reading_order():
+    "A chapter imports only chapters numbered before it; the DP library's chapters (00-09) come before the study's (10-)"
+    ch = chapters()
+    assert set(ch) == set(modules()), f"modules without a chapter, or chapters without a module: {set(ch) ^ set(modules())}"
+    late = [(ch[m], ch[t]) for m, ts in graph().items() for t in ts if ch[t] >= ch[m]]
+    assert not late, f"chapters that import a chapter numbered after them (renumber so each comes after what it uses): {late}"
+    lib = sorted(ch[m] for m in LIBRARY); study = sorted(ch[m] for m in ch if m not in LIBRARY)
+    assert lib[-1] < "10" <= study[0], f"the library's chapters must be numbered 00-09 and the study's from 10: {lib[-1]}, {study[0]}"

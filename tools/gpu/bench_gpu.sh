@@ -7,7 +7,7 @@
 # `skipped`): under 8 minutes on one H200. Then one figure per precision and T, in the CPU grid's style.
 #
 #   bash tools/gpu/bench_gpu.sh                                    # on the GPU machine: reports/bench/gpu/<precision>-T<T>/
-#   bash tools/gpu/bench_gpu.sh --device cpu --out scratch/gpu     # the same path on the CPU at tiny shapes (tested in 06a_bench_grid)
+#   bash tools/gpu/bench_gpu.sh --device cpu --out scratch/gpu     # the same path on the CPU at tiny shapes (tested in 18_bench_grid)
 #
 # It needs torch, transformers, opacus, fastcore, matplotlib and pandas, and the model configs under $DPTIE_ASSETS/configs
 # (default ../shared/assets). Where the GPU image lacks the pure-Python ones, WHEELS=<folder of wheels> installs them into a
