@@ -124,6 +124,36 @@ def _save_tokens(cache, ids, meta):
     os.replace(tmp, cache)
     atomic_write_json(_meta_path(cache), meta)
 
+# %% ../nbs/12a_corpus.ipynb #0acf8994
+def _encode_files(tok, # the tokenizer
+                  files:list, # the corpus's files, in the order they are tokenised
+                  eot:int, # the end-of-text id, written after each document
+                  documents:str="file", # what a document is: a "file", or a "paragraph"
+                  piece_chars:int=1<<16, # cut documents into pieces of about this size
+                  batch_chars:int=1<<22, # encode about this many characters a batch
+                  quiet:bool=True, # no progress bar?
+                 ) -> tuple[np.ndarray, int, int]:
+    "(ids, documents, bytes) of `files`: each document's uint16 ids followed by `eot`, the pieces of many encoded in a batch."
+    from tqdm import tqdm
+    parts, pending, n_chars, n_docs, n_bytes = [], [], 0, 0, 0
+    def flush():
+        for (last, _), ids in zip(pending, _encode(tok, [p for _, p in pending])):
+            parts.append(np.asarray(ids, dtype=np.uint16))
+            if last: parts.append(np.array([eot], dtype=np.uint16))
+        pending.clear()
+    for fn in tqdm(files, desc="tokenising", unit="file", disable=quiet):
+        try: text = fn.read_text(encoding="utf-8")
+        except UnicodeDecodeError as e: raise ValueError(f"{fn} is not UTF-8 text ({e}); the corpus must be UTF-8") from None
+        n_bytes += fn.stat().st_size
+        for doc in split_documents(text, documents):
+            ps = text_pieces(doc, piece_chars)
+            pending += [(i == len(ps) - 1, p) for i, p in enumerate(ps)]
+            n_docs += 1
+        n_chars += len(text)
+        if n_chars >= batch_chars: flush(); n_chars = 0
+    flush()
+    return np.concatenate(parts), n_docs, n_bytes
+
 # %% ../nbs/12a_corpus.ipynb #48138b99
 def tokenize_corpus(corpus:str|Path, # a folder of UTF-8 .txt files
                     cache:str|Path|None=None, # a .npy file to reuse or write (with a .json beside it); None: in memory only
@@ -142,28 +172,11 @@ def tokenize_corpus(corpus:str|Path, # a folder of UTF-8 .txt files
         cache = Path(cache).expanduser()
         if cache.suffix != ".npy": raise ValueError(f"token cache {str(cache)!r} must end in .npy")
         if (a := _cached(cache, h, documents)) is not None: return a
-    from tqdm import tqdm
     tok = tokenizer or load_tokenizer()
     eot = tok.convert_tokens_to_ids(EOT)
     if len(tok) > 1 << 16: raise ValueError(f"the tokenizer has {len(tok)} tokens: too many for uint16 ids")
-    t0, parts, pending, n_chars, n_docs, n_bytes = time.time(), [], [], 0, 0, 0
-    def flush():
-        for (last, _), ids in zip(pending, _encode(tok, [p for _, p in pending])):
-            parts.append(np.asarray(ids, dtype=np.uint16))
-            if last: parts.append(np.array([eot], dtype=np.uint16))
-        pending.clear()
-    for fn in tqdm(files, desc="tokenising", unit="file", disable=quiet):
-        try: text = fn.read_text(encoding="utf-8")
-        except UnicodeDecodeError as e: raise ValueError(f"{fn} is not UTF-8 text ({e}); the corpus must be UTF-8") from None
-        n_bytes += fn.stat().st_size
-        for doc in split_documents(text, documents):
-            ps = text_pieces(doc, piece_chars)
-            pending += [(i == len(ps) - 1, p) for i, p in enumerate(ps)]
-            n_docs += 1
-        n_chars += len(text)
-        if n_chars >= batch_chars: flush(); n_chars = 0
-    flush()
-    ids = np.concatenate(parts)
+    t0 = time.time()
+    ids, n_docs, n_bytes = _encode_files(tok, files, eot, documents, piece_chars, batch_chars, quiet)
     if cache is None: return ids
     _save_tokens(cache, ids, dict(
         format=TOKENS_FORMAT, corpus=str(root.resolve()), corpus_sha256=h, files=len(files), documents=n_docs,

@@ -54,6 +54,24 @@ def untie(model, head_init:str="copy"):
     model.config.tie_word_embeddings = False
     return model
 
+# %% ../nbs/13_model.ipynb #ffe76ceb
+def _instantiate(cfg, # the config to build
+                 weights, # where its pretrained weights are (None: initialise at random)
+                 dtype:torch.dtype|None=None, # parameter dtype (default: float32)
+                 device:str|torch.device|None=None, # build on this device ("meta" to count without memory)
+                ) -> nn.Module:
+    "The causal LM of `cfg` on `device`: loaded from `weights` (quietly: no report of a head it lacks), or randomly initialised."
+    from transformers import AutoModelForCausalLM
+    with torch.device(device or "cpu"):
+        if weights is None: return AutoModelForCausalLM.from_config(cfg, dtype=dtype or torch.float32)
+        from transformers.utils import logging as hf_logging
+        level = hf_logging.get_verbosity()
+        with warnings.catch_warnings():  # an untied load of a tied checkpoint reports lm_head.weight MISSING: it is
+            warnings.simplefilter("ignore")   # copied from the embedding (or drawn at random) by `build_model`
+            hf_logging.set_verbosity_error()
+            try: return AutoModelForCausalLM.from_pretrained(weights, config=cfg, dtype=dtype or torch.float32)
+            finally: hf_logging.set_verbosity(level)
+
 # %% ../nbs/13_model.ipynb #e5fc9d6e
 def build_model(spec, # a name (`gpt2`, `dptie-mini`), Hub id, folder, or `transformers` config
                 tying:str|None="tied", # "tied", "untied" or None (as the checkpoint or config says)
@@ -64,7 +82,6 @@ def build_model(spec, # a name (`gpt2`, `dptie-mini`), Hub id, folder, or `trans
                 seed:int|None=None, # seed for any random initialisation
                ) -> nn.Module:
     "A causal LM with its input embedding and LM head tied or untied, and a record of how it was built in `.dptie_info`."
-    from transformers import AutoModelForCausalLM
     _check_tying(tying, head_init)
     cfg, weights, name = _config_of(spec, allow_random)
     if not hasattr(cfg, "tie_word_embeddings"):
@@ -72,16 +89,7 @@ def build_model(spec, # a name (`gpt2`, `dptie-mini`), Hub id, folder, or `trans
     want_tied = cfg.tie_word_embeddings if tying is None else tying == "tied"
     cfg.tie_word_embeddings = want_tied
     if seed is not None: torch.manual_seed(seed)
-    with torch.device(device or "cpu"):
-        if weights is None: model = AutoModelForCausalLM.from_config(cfg, dtype=dtype or torch.float32)
-        else:
-            from transformers.utils import logging as hf_logging
-            level = hf_logging.get_verbosity()
-            with warnings.catch_warnings():  # an untied load of a tied checkpoint reports lm_head.weight MISSING: it is
-                warnings.simplefilter("ignore")   # copied from the embedding (or drawn at random) just below
-                hf_logging.set_verbosity_error()
-                try: model = AutoModelForCausalLM.from_pretrained(weights, config=cfg, dtype=dtype or torch.float32)
-                finally: hf_logging.set_verbosity(level)
+    model = _instantiate(cfg, weights, dtype, device)
     if model.get_output_embeddings() is None or model.get_input_embeddings() is None:
         raise ValueError(f"{name}: the model has no input embedding or LM head to tie")
     if want_tied and not is_tied(model): model.get_output_embeddings().weight = model.get_input_embeddings().weight

@@ -236,6 +236,116 @@ def _committed(runs:Path, ids:list) -> int:
 
 HEARTBEAT_S = 300  # a progress line at least this often while runs execute, even when no step was reported
 
+# %% ../nbs/20_sweep.ipynb #6aa8c6c8
+def _sweep_configs(cfgs:list, # the preset's runs
+                   preset:str, # its name, for the messages
+                   only:str|None, # keep only the runs whose name contains this
+                   jobs:int, # runs at a time
+                   device:str|None, # every run's device (None: each run's own)
+                  ) -> list:
+    "The runs a sweep considers: those `only` keeps, on `device`, each given its share of the cores unless it sets `num_threads`."
+    if only: cfgs = [c for c in cfgs if only in c.run_id()]
+    if not cfgs: raise ValueError(f"preset {preset!r}: no run matches only={only!r}")
+    if jobs < 1: raise ValueError(f"jobs={jobs} must be at least 1")
+    if device: cfgs = [replace(c, device=device) for c in cfgs]   # a neutral setting: the same runs, on another device
+    threads = max(1, (os.cpu_count() or 1) // jobs)
+    for c in cfgs:
+        if not c.num_threads: c.num_threads = threads
+    return cfgs
+
+# %% ../nbs/20_sweep.ipynb #d589664e
+def _refuse_stale(preset:str, # preset name
+                  cfgs:list, # its runs
+                  status:dict, # run id -> `run_status`
+                  out:Path, # the runs are in out/runs/
+                 ):
+    "Fail when finished runs in out/runs were made with other settings than the preset asks for (`stale`), naming one's differences."
+    stale = [c for c in cfgs if status[c.run_id()] == "stale"]
+    if stale:
+        d = config_diff(json.loads((out/"runs"/stale[0].run_id()/"metrics.json").read_text()).get("config", {}), stale[0])
+        raise ValueError(f"preset {preset!r}: {len(stale)} finished run(s) in {_shown(out/'runs')} were made with other settings, "
+                         f"e.g. {stale[0].run_id()}: {'; '.join(d[:4])}. Move or delete those run folders to rerun them with "
+                         f"the preset's settings, or pass another --out.")
+
+# %% ../nbs/20_sweep.ipynb #d3d51e2d
+def _plan_line(preset:str, # preset name
+               cfgs:list, # its runs
+               todo:list, # those to run
+               status:dict, # run id -> `run_status`
+               out:Path, # the runs are in out/runs/
+               jobs:int, # runs at a time
+              ) -> str:
+    "The sweep's first line: its runs, those done (reused as they are, how many committed) and to run, and what they will cost."
+    done, runs = len(cfgs) - len(todo), _shown(out/"runs")
+    n_git = _committed(out/"runs", [c.run_id() for c in cfgs if status[c.run_id()] == "ok"]) if done else 0
+    resumes = sum((out/"runs"/c.run_id()/"checkpoint.pt").exists() for c in todo)
+    hours, how = plan_estimate(todo)
+    cost = f"about {hours:.1f} core-hours, {hours / max(1, min(jobs, os.cpu_count() or 1)):.1f} h at {jobs} at a time ({how})" if hours else how
+    head = f"{len(cfgs)} runs, {done} already done, {len(todo)} to run" + (f" ({resumes} from its checkpoint)" if resumes else "") + f", {jobs} at a time; plan: {cost}"
+    return f"dptie sweep {preset}: " + (f"reusing the {done} finished run(s) in {runs} as they are (" +
+                                        (f"{n_git} committed to git; " if n_git else "") +
+                                        f"to rerun them, give a fresh --out such as scratch/{preset}): {head}" if done else f"{head} -> {runs}")
+
+# %% ../nbs/20_sweep.ipynb #a691b892
+def _result_line(r:dict, # what `run_one` returned
+                 i:int, # how many runs have finished, this one included
+                 n:int, # how many the sweep runs
+                 elapsed:float, # seconds since the sweep started
+                ) -> str:
+    "The line a sweep logs when a run finishes: its status, dev accuracy, time, and why it failed."
+    acc = f" dev_acc={r['dev_acc']:.3f}" if r.get("dev_acc") is not None else ""
+    why = f" ({r.get('error') or r.get('reason')})" if r["status"] != "ok" else ""
+    kept = f"; its unreadable metrics.json was kept as {r['set_aside'].name}" if r.get("set_aside") else ""
+    return f"[{i}/{n}] {r['run_id']}: {r['status']}{acc} in {r.get('seconds', 0):.0f}s{why}{kept} (elapsed {elapsed:.0f}s)"
+
+# %% ../nbs/20_sweep.ipynb #495bfe95
+def _stop_sweep(preset:str, # preset name
+                ex:ThreadPoolExecutor, # the sweep's executor
+                futs:dict, # future -> its run's config
+                stop:threading.Event, # the event the running runs watch
+                finished:int, # runs finished so far
+                out:Path, # the runs are in out/runs/
+                log=print, # where progress lines go
+               ):
+    "On Ctrl-C: start nothing queued, stop the running notebooks' kernels and say what is finished, stopped and not started."
+    stop.set()
+    ex.shutdown(wait=False, cancel_futures=True)
+    running = [futs[f].run_id() for f in futs if f.running()]
+    while any(f.running() for f in futs): stop_kernels(); time.sleep(0.2)
+    left = sum(f.cancelled() for f in futs)
+    log(f"dptie sweep {preset}: interrupted. {finished} run(s) finished; {len(running)} stopped"
+        + (f" ({', '.join(running)}: failed.json says '{INTERRUPTED}')" if running else "") + f"; {left} not started. Nothing "
+        f"finished is lost: the same command runs what is missing, a stopped run from its last checkpoint if it saved one -> {_shown(out/'runs')}")
+
+# %% ../nbs/20_sweep.ipynb #8064bd61
+def _run_all(preset:str, todo:list, out:Path, template:Path|None, jobs:int, progress_s:float, log=print) -> list[dict]:
+    "Run `todo`, `jobs` at a time: a line as each finishes, progress lines meanwhile; Ctrl-C stops them all (`_stop_sweep`)."
+    results, t0, started, stop = [], time.time(), {}, threading.Event()
+    def job(c):
+        started[c.run_id()] = time.time()
+        return run_one(c, out, template, stop)
+    ex = ThreadPoolExecutor(max_workers=jobs)
+    futs = {ex.submit(job, c): c for c in todo}
+    pending, shown, last = set(futs), None, time.time()
+    try:
+        while pending:
+            finished, pending = wait(pending, timeout=progress_s, return_when=FIRST_COMPLETED)
+            for f in finished:
+                r = f.result(); results.append(r)
+                log(_result_line(r, len(results), len(todo), time.time() - t0))
+            now = {futs[f].run_id(): (time.time() - started.get(futs[f].run_id(), time.time()), run_progress(out/"runs"/futs[f].run_id()))
+                   for f in pending if f.running()}
+            state = {rid: sp for rid, (_, sp) in now.items()}
+            if now and (state != shown or time.time() - last >= HEARTBEAT_S):
+                log(progress_line(now, [r.get("seconds", 0) for r in results if r["status"] == "ok"],
+                                  sum(not f.running() for f in pending), jobs))
+                shown, last = state, time.time()
+    except KeyboardInterrupt:  # stop now: nothing queued starts, running notebooks lose their kernels, and we say what is where
+        _stop_sweep(preset, ex, futs, stop, len(results), out, log)
+        raise
+    finally: ex.shutdown(wait=True)
+    return results
+
 # %% ../nbs/20_sweep.ipynb #898c8482
 def run_sweep(preset:str, # preset name
               jobs:int=1, # notebooks run at the same time
@@ -249,70 +359,16 @@ def run_sweep(preset:str, # preset name
              ) -> list[dict]:
     "Run every missing run of a preset, `jobs` at a time; a line per run and progress lines; failures are recorded, not raised."
     cfgs, out = expand(preset, presets), Path(out or preset_dir(preset)).resolve()
-    if only: cfgs = [c for c in cfgs if only in c.run_id()]
-    if not cfgs: raise ValueError(f"preset {preset!r}: no run matches only={only!r}")
-    if jobs < 1: raise ValueError(f"jobs={jobs} must be at least 1")
-    if device: cfgs = [replace(c, device=device) for c in cfgs]   # a neutral setting: the same runs, on another device
-    threads = max(1, (os.cpu_count() or 1) // jobs)
-    for c in cfgs:
-        if not c.num_threads: c.num_threads = threads
+    cfgs = _sweep_configs(cfgs, preset, only, jobs, device)
     status = {c.run_id(): run_status(out/"runs"/c.run_id(), c) for c in cfgs}
-    stale = [c for c in cfgs if status[c.run_id()] == "stale"]
-    if stale:
-        d = config_diff(json.loads((out/"runs"/stale[0].run_id()/"metrics.json").read_text()).get("config", {}), stale[0])
-        raise ValueError(f"preset {preset!r}: {len(stale)} finished run(s) in {_shown(out/'runs')} were made with other settings, "
-                         f"e.g. {stale[0].run_id()}: {'; '.join(d[:4])}. Move or delete those run folders to rerun them with "
-                         f"the preset's settings, or pass another --out.")
+    _refuse_stale(preset, cfgs, status, out)
     todo = [c for c in cfgs if status[c.run_id()] != "ok"]
     check_assets(todo)  # one clear error before any run, not one failed run after another
-    done, runs = len(cfgs) - len(todo), _shown(out/"runs")
-    n_git = _committed(out/"runs", [c.run_id() for c in cfgs if status[c.run_id()] == "ok"]) if done else 0
-    resumes = sum((out/"runs"/c.run_id()/"checkpoint.pt").exists() for c in todo)
-    hours, how = plan_estimate(todo)
-    cost = f"about {hours:.1f} core-hours, {hours / max(1, min(jobs, os.cpu_count() or 1)):.1f} h at {jobs} at a time ({how})" if hours else how
-    head = f"{len(cfgs)} runs, {done} already done, {len(todo)} to run" + (f" ({resumes} from its checkpoint)" if resumes else "") + f", {jobs} at a time; plan: {cost}"
-    log(f"dptie sweep {preset}: " + (f"reusing the {done} finished run(s) in {runs} as they are (" +
-                                     (f"{n_git} committed to git; " if n_git else "") +
-                                     f"to rerun them, give a fresh --out such as scratch/{preset}): {head}" if done else f"{head} -> {runs}"))
-    results, t0, started, stop = [], time.time(), {}, threading.Event()
-    def job(c):
-        started[c.run_id()] = time.time()
-        return run_one(c, out, template, stop)
-    ex = ThreadPoolExecutor(max_workers=jobs)
-    futs = {ex.submit(job, c): c for c in todo}
-    pending, shown, last = set(futs), None, time.time()
-    try:
-        while pending:
-            finished, pending = wait(pending, timeout=progress_s, return_when=FIRST_COMPLETED)
-            for f in finished:
-                r = f.result(); results.append(r)
-                acc = f" dev_acc={r['dev_acc']:.3f}" if r.get("dev_acc") is not None else ""
-                why = f" ({r.get('error') or r.get('reason')})" if r["status"] != "ok" else ""
-                kept = f"; its unreadable metrics.json was kept as {r['set_aside'].name}" if r.get("set_aside") else ""
-                log(f"[{len(results)}/{len(todo)}] {r['run_id']}: {r['status']}{acc} in {r.get('seconds', 0):.0f}s{why}{kept} "
-                    f"(elapsed {time.time() - t0:.0f}s)")
-            now = {futs[f].run_id(): (time.time() - started.get(futs[f].run_id(), time.time()), run_progress(out/"runs"/futs[f].run_id()))
-                   for f in pending if f.running()}
-            state = {rid: sp for rid, (_, sp) in now.items()}
-            if now and (state != shown or time.time() - last >= HEARTBEAT_S):
-                log(progress_line(now, [r.get("seconds", 0) for r in results if r["status"] == "ok"],
-                                  sum(not f.running() for f in pending), jobs))
-                shown, last = state, time.time()
-    except KeyboardInterrupt:  # stop now: nothing queued starts, running notebooks lose their kernels, and we say what is where
-        stop.set()
-        ex.shutdown(wait=False, cancel_futures=True)
-        running = [futs[f].run_id() for f in futs if f.running()]
-        while any(f.running() for f in futs): stop_kernels(); time.sleep(0.2)
-        left = sum(f.cancelled() for f in futs)
-        log(f"dptie sweep {preset}: interrupted. {len(results)} run(s) finished; {len(running)} stopped"
-            + (f" ({', '.join(running)}: failed.json says '{INTERRUPTED}')" if running else "") + f"; {left} not started. Nothing "
-            f"finished is lost: the same command runs what is missing, a stopped run from its last checkpoint if it saved one -> {runs}")
-        raise
-    finally: ex.shutdown(wait=True)
-
+    log(_plan_line(preset, cfgs, todo, status, out, jobs))
+    results = _run_all(preset, todo, out, template, jobs, progress_s, log)
     bad = [r for r in results if r["status"] == "failed"]
     log(f"dptie sweep {preset}: " + (f"done, {len(results) - len(bad)} ok, {len(bad)} failed" if todo else "nothing to run")
-        + (f": see {runs}/*/failed.json" if bad else ""))
+        + (f": see {_shown(out/'runs')}/*/failed.json" if bad else ""))
     return results
 
 # %% ../nbs/20_sweep.ipynb #7a1fe461
