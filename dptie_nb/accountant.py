@@ -8,6 +8,7 @@ import math, numbers
 from functools import lru_cache
 import numpy as np
 from scipy.fft import next_fast_len
+from fastcore.basics import patch
 
 from opacus.accountants import PRVAccountant
 from opacus.accountants.analysis import rdp as privacy_analysis
@@ -214,28 +215,6 @@ class PrivacyLedger:
     "Ordered record of the (σ, q, steps) segments of a DP-SGD run, and their ε by RDP and PRV"
     def __init__(self): self.segments = []   # [[σ, q, steps], ...], consecutive duplicates merged
 
-    def step(self, noise_multiplier:float, # σ of these steps, >= 0 (0: non-private)
-             sample_rate:float, # q of these steps, in (0, 1]
-             n:int=1, # how many steps
-            ) -> PrivacyLedger:
-        "Record `n` steps with noise σ and sample rate q"
-        sigma, q = _check_sigma(noise_multiplier, allow_zero=True), _check_q(sample_rate)
-        n = _check_steps(n, "n")
-        if n == 0: return self
-        if self.segments and self.segments[-1][:2] == [sigma, q]: self.segments[-1][2] += n
-        else: self.segments.append([sigma, q, n])
-        return self
-
-    @property
-    def steps(self) -> int:
-        "Total number of steps recorded"
-        return sum(s[2] for s in self.segments)
-
-    @property
-    def private(self) -> bool:
-        "Whether every recorded step added noise (σ > 0)"
-        return all(s[0] > 0 for s in self.segments)
-
     def epsilon(self, delta:float, # δ, in (0, 1)
                 method:str, # "rdp" or "prv" (no default: say which)
                ) -> float:
@@ -268,3 +247,27 @@ class PrivacyLedger:
 
     def __eq__(self, other): return isinstance(other, PrivacyLedger) and self.segments == other.segments
     def __repr__(self): return f"PrivacyLedger(steps={self.steps}, segments={self.segments})"
+
+# %% ../nbs/02_accountant.ipynb #8585c864
+@patch
+def step(self:PrivacyLedger, noise_multiplier:float, # σ of these steps, >= 0 (0: non-private)
+         sample_rate:float, # q of these steps, in (0, 1]
+         n:int=1, # how many steps
+        ) -> PrivacyLedger:
+    "Record `n` steps with noise σ and sample rate q"
+    sigma, q = _check_sigma(noise_multiplier, allow_zero=True), _check_q(sample_rate)
+    n = _check_steps(n, "n")
+    if n == 0: return self
+    if self.segments and self.segments[-1][:2] == [sigma, q]: self.segments[-1][2] += n
+    else: self.segments.append([sigma, q, n])
+    return self
+
+@patch(as_prop=True)
+def steps(self:PrivacyLedger) -> int:
+    "Total number of steps recorded"
+    return sum(s[2] for s in self.segments)
+
+@patch(as_prop=True)
+def private(self:PrivacyLedger) -> bool:
+    "Whether every recorded step added noise (σ > 0)"
+    return all(s[0] > 0 for s in self.segments)

@@ -60,112 +60,20 @@ class DPOptimizer(torch.optim.Optimizer):
                  check_first_step:bool=True,        # check the first micro-batch of >= 2 examples against autograd, and locality later
                  check_rate:float=CHECK_RATE,       # the share of later steps whose first micro-batch of >= 2 is checked for locality
                  **clipper_kw):                     # passed to `GhostClipper` when a model is given
-        sigma = _check_number(noise_multiplier, "noise_multiplier", "σ", zero_ok=True)
-        ebs = _check_number(expected_batch_size, "expected_batch_size", "q·N, what the noisy sum is divided by")
-        if secure and (generator is not None or noise_key is not None):
-            raise ValueError("secure=True draws every noise stream from os.urandom: pass no generator and no noise_key")
-        if generator is not None and noise_key is not None: raise ValueError("pass a generator or a noise_key, not both")
-        if not (isinstance(check_rate, (int, float)) and not isinstance(check_rate, bool) and 0 <= check_rate <= 1):
-            raise ValueError(f"check_rate={check_rate!r}: a share of steps, in [0, 1]")
-        if distributed and not is_distributed():
-            raise ValueError("distributed=True needs a torch.distributed process group of more than one process "
-                             "(dptie_nb.distributed.init_from_env under torchrun)")
-        if ledger is not None and sampler is None:
-            raise ValueError("a ledger needs the sampler whose rate q it counts: pass sampler= too (make_private does both)")
-        if sampler is not None:
-            if not isinstance(sampler, PoissonSampler):
-                raise TypeError(f"sampler must be a PoissonSampler (what the accountant assumes), got {type(sampler).__name__}")
-            if not math.isclose(sampler.expected_batch_size, ebs, rel_tol=1e-12):
-                raise ValueError(f"expected_batch_size {ebs} is not the sampler's q·N = {sampler.expected_batch_size}")
-            if sampler.secure != bool(secure):
-                raise ValueError("a secure sampler needs secure noise and the other way round: they protect one release")
-        self._distributed = is_distributed() if distributed is None else bool(distributed)
-        if isinstance(clipper_or_model, GhostClipper):
-            self.clipper, self._own = clipper_or_model, False
-            if max_grad_norm is not None and max_grad_norm != self.clipper.max_grad_norm:
-                raise ValueError(f"max_grad_norm {max_grad_norm} differs from the clipper's {self.clipper.max_grad_norm}")
-        else:
-            if max_grad_norm is None: raise ValueError("max_grad_norm is required when a model is given")
-            self.clipper, self._own = GhostClipper(clipper_or_model, max_grad_norm, **clipper_kw), True
-        if ledger is not None and not self.clipper.private:
-            if self._own: self.clipper.detach()
-            raise ValueError(f"the clipper's tied_norm={self.clipper.tied_norm!r} is an emulation that releases more than C for "
-                             "an example: it is no DP mechanism, so no ledger may count an ε for it. Clip by the exact norm (pass the model "
-                             "or a GhostClipper; make_private accepts only tied_norm='exact'), or by the study's DP triangle bound "
-                             "(TiedNormEmulation(model, C, 'triangle'), dptie_nb.emulations), or run the emulation without a "
-                             "ledger (train() records its ε as infinite)")
-        self.optimizer = optimizer
+        sigma, ebs, self._distributed = _settings(noise_multiplier, expected_batch_size, generator, secure, noise_key, check_rate, distributed, sampler, ledger)
+        self.clipper, self._own = _clipper_for(clipper_or_model, max_grad_norm, ledger, clipper_kw)
         self._mech = Mechanism(sigma, self.clipper.max_grad_norm, ebs, None if sampler is None else float(sampler.q))
-        self._generator, self._secure, self._sampler, self._ledger = generator, bool(secure), sampler, ledger
+        self.optimizer, self._generator, self._secure, self._sampler, self._ledger = optimizer, generator, bool(secure), sampler, ledger
         self._noise_key, self._shared = _choose_key(generator, noise_key, secure)  # streams keyed by (key, step, name, chunk)
         self._keyed_by = 'secure' if secure else 'key' if noise_key is not None else 'generator' if generator is not None else 'os'
         self._sums, self._digests, self._examples, self._ids, self._warned_ids = {}, set(), 0, set(), False
         self._check_rate, self._check_gen, self._due, self.locality_checks = float(check_rate), np.random.default_rng(secrets.randbits(128)), False, 0
-        self._draws_seen = 0 if sampler is None else sampler.draws
-        self._check_first, self.first_step_check = bool(check_first_step), None
+        self._draws_seen, self._check_first, self.first_step_check = (0 if sampler is None else sampler.draws), bool(check_first_step), None
         try: self._check_same_params(ValueError); self._check_no_grads(ValueError)
         except Exception:
             if self._own: self.clipper.detach()
             raise
         self.steps, self.last_batch_examples = 0, None
-
-    # the mechanism is read-only: `set_mechanism` is the one way to change it
-    mechanism = property(lambda self: self._mech, doc="σ, C, q·N and q of the steps to come")
-    noise_multiplier = property(lambda self: self._mech.noise_multiplier, doc="σ")
-    max_grad_norm = property(lambda self: self._mech.max_grad_norm, doc="C")
-    expected_batch_size = property(lambda self: self._mech.expected_batch_size, doc="q·N")
-    sample_rate = property(lambda self: self._mech.sample_rate, doc="q (None without a sampler)")
-    secure = property(lambda self: self._secure, doc="noise from os.urandom-seeded generators")
-    generator = property(lambda self: self._generator, doc="the seeded noise generator, if any")
-    sampler = property(lambda self: self._sampler, doc="the Poisson sampler checked at every step, if any")
-    ledger = property(lambda self: self._ledger, doc="the ledger that counts every step, if any")
-    distributed = property(lambda self: self._distributed, doc="whether the clipped sums are summed over ranks")
-    examples = property(lambda self: self._examples, doc="examples backpropagated in the logical batch under way (this rank)")
-    noise_key = property(lambda self: self._noise_key, doc="the key of the noise streams (None when secure): whoever knows it knows the noise")
-    shared_noise = property(lambda self: self._shared, doc="whether the key was given (noise_key=): runs given one key share their noise")
-    @property
-    def noise_source(self) -> str:
-        "'secure' (os.urandom per stream), 'key' (a given key), 'generator' (seeded, with a fresh nonce) or 'os' (a key from os.urandom)"
-        return self._keyed_by
-    @property
-    def noise_std(self) -> float:
-        "Std of the noise in the averaged gradient, σC/(qN)"
-        return self.noise_multiplier * self.max_grad_norm / self.expected_batch_size
-    def _params(self): return [p for g in self.optimizer.param_groups for p in g['params'] if p.requires_grad]
-    # a torch Optimizer whose groups, state and defaults are the inner optimizer's (torch's __init__ is not called: no
-    # groups of its own), so torch's LR schedulers set the inner learning rates; stepping stays the noised step
-    param_groups = property(lambda self: self.optimizer.param_groups, doc="the inner optimizer's parameter groups (what LR schedulers set)")
-    state = property(lambda self: self.optimizer.state, doc="the inner optimizer's state")
-    defaults = property(lambda self: self.optimizer.defaults, doc="the inner optimizer's defaults")
-    @property
-    def last_stats(self) -> dict|None:
-        "How the last backward's per-example squared norms split, as the clipper recorded it"
-        return self.clipper.last_stats
-
-    def set_mechanism(self, noise_multiplier:float|None=None, max_grad_norm:float|None=None):
-        "Change σ between logical batches (a noise schedule fixed in advance): the ledger counts the next steps at the new σ. C is fixed"
-        if max_grad_norm is not None and max_grad_norm != self.max_grad_norm:
-            raise ValueError("C is fixed for the whole run: adaptive clipping sets C from the per-example norms, which are "
-                             "un-noised (backward returns them), so the next release's noise scale would leak them while the "
-                             "ledger reported the same ε. A private C needs a noised quantile estimate whose cost is counted "
-                             "(Andrew et al. 2021), which dptie does not offer: choose C before the run")
-        if self._examples or self._sums:
-            raise RuntimeError("set_mechanism during a logical batch: its examples were clipped already. Change the "
-                               "mechanism after step() (or zero_grad()) and before the next backward")
-        sigma = self.noise_multiplier if noise_multiplier is None else _check_number(noise_multiplier, "noise_multiplier", "σ", zero_ok=True)
-        self._mech = Mechanism(sigma, self.max_grad_norm, self.expected_batch_size, self.sample_rate)
-
-    def _check_mechanism(self):
-        "Fail unless what is about to run is the mechanism the ledger will count"
-        m = self._mech
-        if self.clipper.max_grad_norm != m.max_grad_norm:
-            raise RuntimeError(f"the clipper's C ({self.clipper.max_grad_norm}) is not this optimizer's ({m.max_grad_norm}): "
-                               "change C only through DPOptimizer.set_mechanism, so that noise and ledger follow")
-        s = self._sampler
-        if s is not None and (float(s.q) != m.sample_rate or not math.isclose(s.expected_batch_size, m.expected_batch_size, rel_tol=1e-12)):
-            raise RuntimeError(f"the sampler's q = {s.q}, N = {s.n} are not those this optimizer counts (q = {m.sample_rate}, "
-                               f"q·N = {m.expected_batch_size}): start a new make_private for a new sampling rate")
-
     def zero_grad(self, set_to_none:bool=True):
         "Drop the logical batch under way: its clipped sums, every clipped parameter's `p.grad`, its example count"
         self.optimizer.zero_grad(set_to_none=True)
@@ -173,36 +81,139 @@ class DPOptimizer(torch.optim.Optimizer):
         self._sums, self._digests, self._examples, self._ids = {}, set(), 0, set()
         self.clipper.reset_marks(); self.clipper.clear()
 
-    def _check_same_params(self, err=RuntimeError):
-        "Fail unless the optimizer's trainable parameters are exactly the clipper's"
-        self.clipper._check_trainable()
-        mine, clipped = self._params(), [p for p in self.clipper.params if p.requires_grad]
-        ids, cids = {id(p) for p in mine}, {id(p) for p in clipped}
-        loose = [self._name(p) for p in mine if id(p) not in cids]
-        if loose: raise err(f"optimizer parameters not clipped by the clipper (not trainable in its model): {loose[:5]}; "
-                            "their gradients would not be private")
-        held = [self._name(p) for p in clipped if id(p) not in ids]
-        if held: raise err(f"clipped parameters {held[:5]} are not in the optimizer: their clipped sums would build up across "
-                           "steps, never noised, and be released at once if the optimizer took them later. Give the "
-                           "optimizer every trainable parameter, or freeze (requires_grad_(False)) those it should not train")
+# %% ../nbs/07_dpoptim.ipynb #b2633e69
+def _settings(noise_multiplier, expected_batch_size, generator, secure, noise_key, check_rate, distributed, sampler, ledger) -> tuple:
+    "σ and q·N, and whether to sum over the ranks, once `DPOptimizer`'s settings are checked against one another and the sampler"
+    sigma = _check_number(noise_multiplier, "noise_multiplier", "σ", zero_ok=True)
+    ebs = _check_number(expected_batch_size, "expected_batch_size", "q·N, what the noisy sum is divided by")
+    if secure and (generator is not None or noise_key is not None):
+        raise ValueError("secure=True draws every noise stream from os.urandom: pass no generator and no noise_key")
+    if generator is not None and noise_key is not None: raise ValueError("pass a generator or a noise_key, not both")
+    if not (isinstance(check_rate, (int, float)) and not isinstance(check_rate, bool) and 0 <= check_rate <= 1):
+        raise ValueError(f"check_rate={check_rate!r}: a share of steps, in [0, 1]")
+    if distributed and not is_distributed():
+        raise ValueError("distributed=True needs a torch.distributed process group of more than one process "
+                         "(dptie_nb.distributed.init_from_env under torchrun)")
+    if ledger is not None and sampler is None:
+        raise ValueError("a ledger needs the sampler whose rate q it counts: pass sampler= too (make_private does both)")
+    if sampler is not None:
+        if not isinstance(sampler, PoissonSampler):
+            raise TypeError(f"sampler must be a PoissonSampler (what the accountant assumes), got {type(sampler).__name__}")
+        if not math.isclose(sampler.expected_batch_size, ebs, rel_tol=1e-12):
+            raise ValueError(f"expected_batch_size {ebs} is not the sampler's q·N = {sampler.expected_batch_size}")
+        if sampler.secure != bool(secure):
+            raise ValueError("a secure sampler needs secure noise and the other way round: they protect one release")
+    return sigma, ebs, is_distributed() if distributed is None else bool(distributed)
+def _clipper_for(clipper_or_model, max_grad_norm, ledger, clipper_kw:dict) -> tuple:
+    "(clipper, whether `DPOptimizer` made it): the `GhostClipper` given, or a new one around the model; under a ledger, a DP mechanism only"
+    if isinstance(clipper_or_model, GhostClipper):
+        clipper, own = clipper_or_model, False
+        if max_grad_norm is not None and max_grad_norm != clipper.max_grad_norm:
+            raise ValueError(f"max_grad_norm {max_grad_norm} differs from the clipper's {clipper.max_grad_norm}")
+    else:
+        if max_grad_norm is None: raise ValueError("max_grad_norm is required when a model is given")
+        clipper, own = GhostClipper(clipper_or_model, max_grad_norm, **clipper_kw), True
+    if ledger is not None and not clipper.private:
+        if own: clipper.detach()
+        raise ValueError(f"the clipper's tied_norm={clipper.tied_norm!r} is an emulation that releases more than C for "
+                         "an example: it is no DP mechanism, so no ledger may count an ε for it. Clip by the exact norm (pass the model "
+                         "or a GhostClipper; make_private accepts only tied_norm='exact'), or by the study's DP triangle bound "
+                         "(TiedNormEmulation(model, C, 'triangle'), dptie_nb.emulations), or run the emulation without a "
+                         "ledger (train() records its ε as infinite)")
+    return clipper, own
 
-    def _name(self, p): return self.clipper.pnames.get(id(p), tuple(p.shape))
+# %% ../nbs/07_dpoptim.ipynb #826b132f
+# the mechanism is read-only: `set_mechanism` is the one way to change it
+DPOptimizer.mechanism = property(lambda self: self._mech, doc="σ, C, q·N and q of the steps to come")
+DPOptimizer.noise_multiplier = property(lambda self: self._mech.noise_multiplier, doc="σ")
+DPOptimizer.max_grad_norm = property(lambda self: self._mech.max_grad_norm, doc="C")
+DPOptimizer.expected_batch_size = property(lambda self: self._mech.expected_batch_size, doc="q·N")
+DPOptimizer.sample_rate = property(lambda self: self._mech.sample_rate, doc="q (None without a sampler)")
+DPOptimizer.secure = property(lambda self: self._secure, doc="noise from os.urandom-seeded generators")
+DPOptimizer.generator = property(lambda self: self._generator, doc="the seeded noise generator, if any")
+DPOptimizer.sampler = property(lambda self: self._sampler, doc="the Poisson sampler checked at every step, if any")
+DPOptimizer.ledger = property(lambda self: self._ledger, doc="the ledger that counts every step, if any")
+DPOptimizer.distributed = property(lambda self: self._distributed, doc="whether the clipped sums are summed over ranks")
+DPOptimizer.examples = property(lambda self: self._examples, doc="examples backpropagated in the logical batch under way (this rank)")
+DPOptimizer.noise_key = property(lambda self: self._noise_key, doc="the key of the noise streams (None when secure): whoever knows it knows the noise")
+DPOptimizer.shared_noise = property(lambda self: self._shared, doc="whether the key was given (noise_key=): runs given one key share their noise")
+@patch(as_prop=True)
+def noise_source(self:DPOptimizer) -> str:
+    "'secure' (os.urandom per stream), 'key' (a given key), 'generator' (seeded, with a fresh nonce) or 'os' (a key from os.urandom)"
+    return self._keyed_by
+@patch(as_prop=True)
+def noise_std(self:DPOptimizer) -> float:
+    "Std of the noise in the averaged gradient, σC/(qN)"
+    return self.noise_multiplier * self.max_grad_norm / self.expected_batch_size
+@patch
+def _params(self:DPOptimizer): return [p for g in self.optimizer.param_groups for p in g['params'] if p.requires_grad]
+# torch's Optimizer face, the inner optimizer's (torch's __init__ is not called: no groups of its own); stepping stays the noised step
+DPOptimizer.param_groups = property(lambda self: self.optimizer.param_groups, doc="the inner optimizer's parameter groups (what LR schedulers set)")
+DPOptimizer.state = property(lambda self: self.optimizer.state, doc="the inner optimizer's state")
+DPOptimizer.defaults = property(lambda self: self.optimizer.defaults, doc="the inner optimizer's defaults")
+@patch(as_prop=True)
+def last_stats(self:DPOptimizer) -> dict|None:
+    "How the last backward's per-example squared norms split, as the clipper recorded it"
+    return self.clipper.last_stats
 
-    def _check_no_grads(self, err=RuntimeError):
-        "Fail if any parameter the optimizer or the clipper holds has a non-zero `p.grad`: only `step()` writes them, after the noise"
-        seen = set()
-        for p in [*self.clipper.params, *(q for g in self.optimizer.param_groups for q in g['params'])]:
-            if id(p) in seen or p.grad is None: continue
-            seen.add(id(p))
-            if not p.grad.any(): p.grad = None; continue
-            raise err(f"p.grad of '{self._name(p)}' holds a gradient that this DPOptimizer did not write (a plain "
-                      "loss.backward(), an assignment to p.grad or p.grad.data, or gradients from before): DPOptimizer keeps "
-                      "the clipped sums in its own buffers and writes p.grad only inside step(), after the noise, so "
-                      "whatever is there would be released unclipped. Call zero_grad() and redo the batch")
+# %% ../nbs/07_dpoptim.ipynb #658ee090
+@patch
+def set_mechanism(self:DPOptimizer, noise_multiplier:float|None=None, max_grad_norm:float|None=None):
+    "Change σ between logical batches (a noise schedule fixed in advance): the ledger counts the next steps at the new σ. C is fixed"
+    if max_grad_norm is not None and max_grad_norm != self.max_grad_norm:
+        raise ValueError("C is fixed for the whole run: adaptive clipping sets C from the per-example norms, which are "
+                         "un-noised (backward returns them), so the next release's noise scale would leak them while the "
+                         "ledger reported the same ε. A private C needs a noised quantile estimate whose cost is counted "
+                         "(Andrew et al. 2021), which dptie does not offer: choose C before the run")
+    if self._examples or self._sums:
+        raise RuntimeError("set_mechanism during a logical batch: its examples were clipped already. Change the "
+                           "mechanism after step() (or zero_grad()) and before the next backward")
+    sigma = self.noise_multiplier if noise_multiplier is None else _check_number(noise_multiplier, "noise_multiplier", "σ", zero_ok=True)
+    self._mech = Mechanism(sigma, self.max_grad_norm, self.expected_batch_size, self.sample_rate)
+@patch
+def _check_mechanism(self:DPOptimizer):
+    "Fail unless what is about to run is the mechanism the ledger will count"
+    m = self._mech
+    if self.clipper.max_grad_norm != m.max_grad_norm:
+        raise RuntimeError(f"the clipper's C ({self.clipper.max_grad_norm}) is not this optimizer's ({m.max_grad_norm}): "
+                           "change C only through DPOptimizer.set_mechanism, so that noise and ledger follow")
+    s = self._sampler
+    if s is not None and (float(s.q) != m.sample_rate or not math.isclose(s.expected_batch_size, m.expected_batch_size, rel_tol=1e-12)):
+        raise RuntimeError(f"the sampler's q = {s.q}, N = {s.n} are not those this optimizer counts (q = {m.sample_rate}, "
+                           f"q·N = {m.expected_batch_size}): start a new make_private for a new sampling rate")
 
-    def detach(self):
-        "Remove the hooks of a clipper this optimizer created"
-        if self._own: self.clipper.detach()
+# %% ../nbs/07_dpoptim.ipynb #775f11e6
+@patch
+def _check_same_params(self:DPOptimizer, err=RuntimeError):
+    "Fail unless the optimizer's trainable parameters are exactly the clipper's"
+    self.clipper._check_trainable()
+    mine, clipped = self._params(), [p for p in self.clipper.params if p.requires_grad]
+    ids, cids = {id(p) for p in mine}, {id(p) for p in clipped}
+    loose = [self._name(p) for p in mine if id(p) not in cids]
+    if loose: raise err(f"optimizer parameters not clipped by the clipper (not trainable in its model): {loose[:5]}; "
+                        "their gradients would not be private")
+    held = [self._name(p) for p in clipped if id(p) not in ids]
+    if held: raise err(f"clipped parameters {held[:5]} are not in the optimizer: their clipped sums would build up across "
+                       "steps, never noised, and be released at once if the optimizer took them later. Give the "
+                       "optimizer every trainable parameter, or freeze (requires_grad_(False)) those it should not train")
+@patch
+def _name(self:DPOptimizer, p): return self.clipper.pnames.get(id(p), tuple(p.shape))
+@patch
+def _check_no_grads(self:DPOptimizer, err=RuntimeError):
+    "Fail if any parameter the optimizer or the clipper holds has a non-zero `p.grad`: only `step()` writes them, after the noise"
+    seen = set()
+    for p in [*self.clipper.params, *(q for g in self.optimizer.param_groups for q in g['params'])]:
+        if id(p) in seen or p.grad is None: continue
+        seen.add(id(p))
+        if not p.grad.any(): p.grad = None; continue
+        raise err(f"p.grad of '{self._name(p)}' holds a gradient that this DPOptimizer did not write (a plain "
+                  "loss.backward(), an assignment to p.grad or p.grad.data, or gradients from before): DPOptimizer keeps "
+                  "the clipped sums in its own buffers and writes p.grad only inside step(), after the noise, so "
+                  "whatever is there would be released unclipped. Call zero_grad() and redo the batch")
+@patch
+def detach(self:DPOptimizer):
+    "Remove the hooks of a clipper this optimizer created"
+    if self._own: self.clipper.detach()
 
 # %% ../nbs/07_dpoptim.ipynb #b7c0a001
 @patch

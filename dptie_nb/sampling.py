@@ -8,6 +8,7 @@ import math, os, secrets
 from dataclasses import dataclass
 
 import numpy as np
+from fastcore.basics import patch
 
 from .distributed import all_gather_objects
 
@@ -33,33 +34,6 @@ class PoissonSampler:
         if isinstance(self.q, bool) or not isinstance(self.q, (int, float)) or not 0 < self.q <= 1:
             raise ValueError(f"sample rate q={self.q!r} must be in (0, 1]")
         object.__setattr__(self, "_draws", _Draws())
-    def batch(self, step:int) -> np.ndarray:
-        "Indices of step `step`'s batch (possibly empty), in random order; each step once, in increasing order"
-        if isinstance(step, bool) or not isinstance(step, (int, np.integer)) or step < 0:
-            raise ValueError(f"step={step!r} must be an integer >= 0 (the run's global step)")
-        d = self._draws
-        if step > 0 and not d.count and not d.restored:
-            raise ValueError(f"step {step} would be this sampler's first draw: a run that goes on from step {step} must first "
-                             "restore its privacy state (PrivateTraining.load_state_dict, or DPOptimizer.load_state_dict of "
-                             "what DPOptimizer.state_dict saved), so that its ledger counts the steps before and its batches "
-                             "and noise continue rather than restart. A new run starts at step 0")
-        if step < d.next:
-            raise ValueError(f"step {step}'s Poisson batch was drawn already (this sampler has handed out steps up to "
-                             f"{d.next - 1}): a replayed batch is a second use of the same examples that the ledger does "
-                             "not count. Number steps globally across epochs (step = epoch * steps_per_epoch + k), never "
-                             "restart them; a new run needs a new sampler")
-        idx = self._secure_batch() if self.secure else self._seeded_batch(step)
-        if self.secure: idx = np.asarray(all_gather_objects(idx)[0], dtype=np.int64)  # under torchrun: rank 0's draw on every rank
-        d.next, d.count, d.last = step + 1, d.count + 1, idx
-        return idx
-    def _seeded_batch(self, step:int) -> np.ndarray:
-        rng = np.random.default_rng([self.seed, int(step), 1])
-        return rng.permutation(np.flatnonzero(rng.random(self.n) < self.q))
-    def _secure_batch(self) -> np.ndarray:
-        "A fresh batch from os.urandom: example i joins when its uniform 64-bit word is below q·2⁶⁴."
-        if self.q >= 1: chosen = np.arange(self.n)
-        else: chosen = np.flatnonzero(np.frombuffer(os.urandom(8 * self.n), dtype=np.uint64) < np.uint64(int(self.q * 2**64)))
-        return np.random.default_rng(secrets.randbits(128)).permutation(chosen)
     @property
     def draws(self) -> int:
         "How many batches this sampler has handed out"
@@ -74,20 +48,40 @@ class PoissonSampler:
         return self._draws.next - 1 if self._draws.count else None
     @property
     def expected_batch_size(self) -> float: return self.q * self.n
-    def state_dict(self) -> dict:
-        "What this sampler is (N, q, seed, source) and where it stands (the next step it may draw, batches handed out)"
-        return dict(n=int(self.n), q=float(self.q), seed=int(self.seed), secure=bool(self.secure),
-                    next=int(self._draws.next), count=int(self._draws.count))
-    def load_state_dict(self, sd:dict):
-        "Go on from `state_dict()` of the same sampler: refused for another N, q, seed or source, or once this one has drawn"
-        mine = self.state_dict()
-        if not isinstance(sd, dict) or set(sd) != set(mine):
-            raise ValueError(f"not a PoissonSampler state: expected the keys {sorted(mine)}, got {sorted(sd) if isinstance(sd, dict) else type(sd).__name__}")
-        diff = [f"{k} {sd[k]!r} (saved) vs {mine[k]!r} (here)" for k in ("n", "q", "seed", "secure") if sd[k] != mine[k]]
-        if diff: raise ValueError(f"the saved sampler is another one: {'; '.join(diff)}. Resume with the settings it was made with")
-        if self._draws.count: raise RuntimeError("this sampler has drawn batches already: load a saved state into a new one, before its first draw")
-        d = self._draws
-        d.next, d.count, d.last, d.restored = int(sd["next"]), int(sd["count"]), None, True
+
+# %% ../nbs/01_sampling.ipynb #d57bd6a1
+@patch
+def batch(self:PoissonSampler, step:int) -> np.ndarray:
+    "Indices of step `step`'s batch (possibly empty), in random order; each step once, in increasing order"
+    if isinstance(step, bool) or not isinstance(step, (int, np.integer)) or step < 0:
+        raise ValueError(f"step={step!r} must be an integer >= 0 (the run's global step)")
+    d = self._draws
+    if step > 0 and not d.count and not d.restored:
+        raise ValueError(f"step {step} would be this sampler's first draw: a run that goes on from step {step} must first "
+                         "restore its privacy state (PrivateTraining.load_state_dict, or DPOptimizer.load_state_dict of "
+                         "what DPOptimizer.state_dict saved), so that its ledger counts the steps before and its batches "
+                         "and noise continue rather than restart. A new run starts at step 0")
+    if step < d.next:
+        raise ValueError(f"step {step}'s Poisson batch was drawn already (this sampler has handed out steps up to "
+                         f"{d.next - 1}): a replayed batch is a second use of the same examples that the ledger does "
+                         "not count. Number steps globally across epochs (step = epoch * steps_per_epoch + k), never "
+                         "restart them; a new run needs a new sampler")
+    idx = self._secure_batch() if self.secure else self._seeded_batch(step)
+    if self.secure: idx = np.asarray(all_gather_objects(idx)[0], dtype=np.int64)  # under torchrun: rank 0's draw on every rank
+    d.next, d.count, d.last = step + 1, d.count + 1, idx
+    return idx
+
+@patch
+def _seeded_batch(self:PoissonSampler, step:int) -> np.ndarray:
+    rng = np.random.default_rng([self.seed, int(step), 1])
+    return rng.permutation(np.flatnonzero(rng.random(self.n) < self.q))
+
+@patch
+def _secure_batch(self:PoissonSampler) -> np.ndarray:
+    "A fresh batch from os.urandom: example i joins when its uniform 64-bit word is below q·2⁶⁴."
+    if self.q >= 1: chosen = np.arange(self.n)
+    else: chosen = np.flatnonzero(np.frombuffer(os.urandom(8 * self.n), dtype=np.uint64) < np.uint64(int(self.q * 2**64)))
+    return np.random.default_rng(secrets.randbits(128)).permutation(chosen)
 
 # %% ../nbs/01_sampling.ipynb #b360b8e0
 def poisson_plan(n:int, # examples in the sampling population N
@@ -97,3 +91,22 @@ def poisson_plan(n:int, # examples in the sampling population N
     "The sample rate q = B/N (at most 1) and the number of DP steps, epochs/q rounded (at least 1)"
     q = min(1.0, batch_size / n)
     return q, max(1, int(round(epochs / q)))
+
+# %% ../nbs/01_sampling.ipynb #edf88ada
+@patch
+def state_dict(self:PoissonSampler) -> dict:
+    "What this sampler is (N, q, seed, source) and where it stands (the next step it may draw, batches handed out)"
+    return dict(n=int(self.n), q=float(self.q), seed=int(self.seed), secure=bool(self.secure),
+                next=int(self._draws.next), count=int(self._draws.count))
+
+@patch
+def load_state_dict(self:PoissonSampler, sd:dict):
+    "Go on from `state_dict()` of the same sampler: refused for another N, q, seed or source, or once this one has drawn"
+    mine = self.state_dict()
+    if not isinstance(sd, dict) or set(sd) != set(mine):
+        raise ValueError(f"not a PoissonSampler state: expected the keys {sorted(mine)}, got {sorted(sd) if isinstance(sd, dict) else type(sd).__name__}")
+    diff = [f"{k} {sd[k]!r} (saved) vs {mine[k]!r} (here)" for k in ("n", "q", "seed", "secure") if sd[k] != mine[k]]
+    if diff: raise ValueError(f"the saved sampler is another one: {'; '.join(diff)}. Resume with the settings it was made with")
+    if self._draws.count: raise RuntimeError("this sampler has drawn batches already: load a saved state into a new one, before its first draw")
+    d = self._draws
+    d.next, d.count, d.last, d.restored = int(sd["next"]), int(sd["count"]), None, True
