@@ -10,6 +10,8 @@ from decimal import ROUND_CEILING, Decimal
 from importlib import metadata
 from pathlib import Path
 
+from fastcore.basics import patch
+
 from .assets import check_task, project_root
 
 # %% auto #0
@@ -69,22 +71,32 @@ def opt(default, help:str):
     "A RunConfig field: its default and its one-line help (for `dptie train --help` and the template)"
     return field(default=default, metadata=dict(help=help))
 
-# %% ../nbs/11_config.ipynb #51e454c0
+# %% ../nbs/11_config.ipynb #d6994056
 @dataclass
-class RunConfig:
-    "Everything that defines one run of the study."
+class _RunModel:
+    "A run's task and model: the weights, tied or untied, and how the LM head starts (the first fields of `RunConfig`)"
     task: str = opt("sst2", 'sst2, qnli or qqp')
     model: str = opt("dptie-mini", 'model name, Hub id or folder')
     regime: str = opt("pretrained", '"pretrained": the model\'s weights; "random": its architecture from random initialisation')
     tying: str = opt("tied", '"tied" or "untied"')
     head_init: str = opt("copy", 'untied head starts as a "copy" of the embedding or "random"')
     label_init: str = opt("keep", '"keep", or "random": the label words\' rows of the LM head (tied: of the shared matrix) start at random')
+
+# %% ../nbs/11_config.ipynb #e77aafa0
+@dataclass
+class _RunPrivacy(_RunModel):
+    "A run's privacy and randomness: ε, δ, σ, the clip-only control, the seed and the noise's key"
     epsilon: float|None = opt(None, 'target ε; None trains non-privately')
     delta: float|None = opt(None, 'δ; None means N^-1.1 as in the seed paper')
     sigma: float|None = opt(None, 'noise multiplier σ; None calibrates it to epsilon, 0 is the clip-only control (no privacy)')
     clip_only: str = opt("plain", '"plain", or "preconditioned" (only with sigma 0 and adam or adamw): Adam\'s eps set to σC/B, σ the one the target ε calibrates and B the expected batch qN, so that the clip-only control keeps DP-Adam\'s preconditioner (v floored at the noise\'s (σC/B)²) with the noise removed from the update')
     seed: int = opt(0, 'training seed (sampling, noise, dropout, random init)')
     noise: str = opt("fresh", '"fresh": the noise key mixes a fresh nonce into the seed\'s (no two runs share noise); "common": the seed\'s key alone, so runs of one seed add the same noise (common random numbers: the study\'s paired arms; each run\'s ε holds for it alone)')
+
+# %% ../nbs/11_config.ipynb #6fadcaa3
+@dataclass
+class _RunOptim(_RunPrivacy):
+    "How a run trains: the optimiser and its schedule, the batch, the epochs, clipping, precision and the DP engine"
     lr: float = opt(5e-4, 'learning rate')
     lr_schedule: str = opt("constant", '"constant", or "linear": decays from lr to lr/steps over the run (after any warm-up)')
     warmup: float = opt(0.0, 'fraction of the steps over which the learning rate first rises linearly to lr (0: none)')
@@ -97,6 +109,11 @@ class RunConfig:
     precision: str = opt("bf16", '"bf16": forward and activation gradients under bf16 autocast (norms and clipped sums still float32/float64 from the same tensors); "float32": none')
     engine: str = opt("dptie", 'dptie, opacus, or none (forced for non-private runs)')
     accountant: str = opt("prv", 'accountant that calibrates σ ("prv" or "rdp")')
+
+# %% ../nbs/11_config.ipynb #6d506ed0
+@dataclass
+class _RunData(_RunOptim):
+    "What a run reads and is scored on: prompt length, caps, the held-out slice, the trained scope, micro-batches, label words and the warm-start"
     max_len: int = opt(128, 'prompt length T')
     train_cap: int|None = opt(None, 'use the first N training examples after a seeded shuffle')
     dev_cap: int|None = opt(None, 'evaluate on the first N dev examples after a seeded shuffle')
@@ -110,6 +127,11 @@ class RunConfig:
     warm_start_steps: int = opt(0, "steps of the public format warm-start before training (0: none): public IMDb reviews in the task's prompt, a soft 50/50 target over the label words, applied to the tied model before an untied head is copied; spends no ε (SST-2 only)")
     warm_start_lr: float = opt(1e-4, "the warm-start's Adam learning rate")
     warm_start_batch: int = opt(32, "the warm-start's batch of reviews")
+
+# %% ../nbs/11_config.ipynb #51e454c0
+@dataclass
+class RunConfig(_RunData):
+    "Everything that defines one run of the study."
     eval_every: int = opt(0, 'evaluate every this many steps (0: about 5 times per run)')
     log_every: int = opt(0, 'record a history row every this many steps (0: about 40 rows per run)')
     weight_decay: float = opt(0.0, 'for adamw')
@@ -123,52 +145,9 @@ class RunConfig:
     save_model: bool = opt(False, "also write the final weights to OUT/model in Hugging Face's save_pretrained format: the released DP artefact")
 
     def __post_init__(self):
+        "Normalise the task and ε, refuse what cannot run (naming the setting and the values it takes), and publish nothing ε does not cover"
         self.task, self.epsilon = check_task(self.task), parse_epsilon(self.epsilon)
-        for k, ok in CHOICES.items():
-            v = getattr(self, k)
-            if k == "device": v = str(v).split(":")[0]
-            if v not in ok: raise ValueError(f"{k}={getattr(self, k)!r}: use one of {ok}")
-        for k in ("lr", "epochs", "max_grad_norm"):
-            if not getattr(self, k) > 0: raise ValueError(f"{k}={getattr(self, k)} must be positive")
-        if isinstance(self.momentum, bool) or not 0 <= self.momentum < 1:
-            raise ValueError(f"momentum={self.momentum!r}: sgd's momentum is at least 0 and below 1 (e.g. 0.9)")
-        if self.momentum and self.optimizer != "sgd": raise ValueError(f"momentum={self.momentum} is sgd's; {self.optimizer} has its own betas")
-        if isinstance(self.warmup, bool) or not 0 <= self.warmup < 1:
-            raise ValueError(f"warmup={self.warmup!r}: a fraction of the run's steps, at least 0 and below 1 (e.g. 0.06)")
-        for k in ("batch_size", "micro_batch_size", "max_len", "world_size"):
-            if int(getattr(self, k)) <= 0: raise ValueError(f"{k}={getattr(self, k)} must be a positive integer")
-        if isinstance(self.warm_start_steps, bool) or not isinstance(self.warm_start_steps, int) or self.warm_start_steps < 0:
-            raise ValueError(f"warm_start_steps={self.warm_start_steps!r}: a number of steps (0: no warm-start)")
-        if self.warm_start_steps and (self.task != "sst2" or not self.warm_start_lr > 0 or int(self.warm_start_batch) <= 0):
-            raise ValueError(f"warm_start_steps={self.warm_start_steps}: the format warm-start puts movie reviews in SST-2's prompt (task 'sst2', "
-                             f"got {self.task!r}) and needs a positive warm_start_lr and warm_start_batch")
-        if isinstance(self.holdout, bool) or not isinstance(self.holdout, int) or self.holdout < 0:
-            raise ValueError(f"holdout={self.holdout!r}: a number of training examples to hold out (0: none)")
-        if self.eval_split == "holdout" and not self.holdout:
-            raise ValueError("eval_split='holdout' needs holdout > 0: the number of training examples to hold out and evaluate on")
-        if self.train_scope == "probe" and (self.tying != "untied" or not self.restrict_loss):
-            raise ValueError("train_scope='probe' trains the final layer norm and an untied LM head's label rows: set tying='untied' and "
-                             "restrict_loss=True (a tied head is the input embedding, which a linear probe keeps frozen)")
-        for k in ("train_cap", "dev_cap"):
-            if getattr(self, k) is not None and int(getattr(self, k)) <= 0:
-                raise ValueError(f"{k}={getattr(self, k)}: use a positive number of examples, or None for all of them")
-        if self.epsilon is None: self.engine = "none"
-        elif self.engine == "none": raise ValueError("engine='none' trains without privacy: set epsilon=None, or pick engine 'dptie' or 'opacus'")
-        if self.world_size > 1 and self.engine == "opacus": raise ValueError("engine='opacus' runs in one process: use engine='dptie' with world_size > 1")
-        if self.precision == "bf16" and self.engine == "opacus":
-            raise ValueError("precision='bf16' with engine='opacus': Opacus forms per-example norms and clipped sums in the autocast "
-                             "dtype, so bf16 rounding could release more than C; use precision='float32' with opacus, or engine='dptie'")
-        if not isinstance(self.label_words, str) or (self.label_words.strip() and any(not w.strip() for w in self.label_words.split(","))):
-            raise ValueError(f"label_words={self.label_words!r}: words separated by commas, e.g. 'bad,good' ('' for the task's own)")
-        if self.tied_norm != "exact" and not (self.tying == "tied" and self.engine == "dptie"):
-            raise ValueError(f"tied_norm={self.tied_norm!r} emulates clipping a tied matrix: it needs tying='tied', engine='dptie' and an epsilon")
-        if self.sigma is not None:
-            if isinstance(self.sigma, bool) or not (isinstance(self.sigma, (int, float)) and math.isfinite(self.sigma) and self.sigma >= 0):
-                raise ValueError(f"sigma={self.sigma!r}: a noise multiplier is a finite number >= 0 (None: calibrate it to epsilon)")
-            if self.epsilon is None: raise ValueError("sigma is set but epsilon is not: a control run keeps a DP run's batches and steps, so give the epsilon they were planned for")
-        if self.clip_only == "preconditioned" and (self.sigma != 0 or self.optimizer not in ("adam", "adamw") or self.engine == "none"):
-            raise ValueError(f"clip_only='preconditioned' is the clip-only control of DP-Adam: set epsilon (the target whose σ sets Adam's eps), "
-                             f"sigma=0 and optimizer 'adam' or 'adamw' (got epsilon={self.epsilon}, sigma={self.sigma}, optimizer={self.optimizer!r})")
+        self._check_each(); self._check_data(); self._check_together()
         if self.secure_noise: self.diagnostics = "off"  # a release: publish nothing that ε does not cover
 
     @property
@@ -179,29 +158,93 @@ class RunConfig:
         "The label words `label_words` names, each with its leading space (None: the task's own)"
         return tuple(" " + w.strip() for w in self.label_words.split(",")) if self.label_words.strip() else None
 
-    def run_id(self) -> str:
-        "A readable, unique name for this run's folder (the one rule for run names)"
-        eps = "nonpriv" if self.epsilon is None else f"eps{self.epsilon:g}"
-        eng = ("" if self.engine in ("dptie", "none") else f"-{self.engine}") + ("" if self.sigma is None else f"-sigma{self.sigma:g}")
-        eng += "-precond" if self.clip_only == "preconditioned" else ""
-        rid = f"{self.task}-{Path(self.model).name}-{self.regime}-{self.tying}-{eps}{eng}-s{self.seed}"
-        return f"{self.tag}-{rid}" if self.tag else rid
+# %% ../nbs/11_config.ipynb #8d687688
+@patch
+def _check_each(self:RunConfig):
+    "Refuse a setting that is wrong on its own: not one of its choices, not positive, or out of its range"
+    for k, ok in CHOICES.items():
+        v = getattr(self, k)
+        if k == "device": v = str(v).split(":")[0]
+        if v not in ok: raise ValueError(f"{k}={getattr(self, k)!r}: use one of {ok}")
+    for k in ("lr", "epochs", "max_grad_norm"):
+        if not getattr(self, k) > 0: raise ValueError(f"{k}={getattr(self, k)} must be positive")
+    if isinstance(self.momentum, bool) or not 0 <= self.momentum < 1:
+        raise ValueError(f"momentum={self.momentum!r}: sgd's momentum is at least 0 and below 1 (e.g. 0.9)")
+    if self.momentum and self.optimizer != "sgd": raise ValueError(f"momentum={self.momentum} is sgd's; {self.optimizer} has its own betas")
+    if isinstance(self.warmup, bool) or not 0 <= self.warmup < 1:
+        raise ValueError(f"warmup={self.warmup!r}: a fraction of the run's steps, at least 0 and below 1 (e.g. 0.06)")
+    for k in ("batch_size", "micro_batch_size", "max_len", "world_size"):
+        if int(getattr(self, k)) <= 0: raise ValueError(f"{k}={getattr(self, k)} must be a positive integer")
 
-    def digest(self) -> str:
-        "8 hex digits of every setting that changes a result (not `NEUTRAL`) and differs from its default: the name's missing part"
-        import hashlib
-        num = lambda v: float(v) if isinstance(v, (int, float)) and not isinstance(v, bool) else v  # 1 and 1.0: one setting
-        dflt = {f.name: f.default for f in fields(self)}
-        d = {k: num(v) for k, v in asdict(self).items() if k not in NEUTRAL and v != dflt[k]}
-        return hashlib.sha256(json.dumps(d, sort_keys=True).encode()).hexdigest()[:8]
+# %% ../nbs/11_config.ipynb #180e60cb
+@patch
+def _check_data(self:RunConfig):
+    "Refuse what the data settings cannot do: the warm-start, the held-out slice, the linear probe, the caps"
+    if isinstance(self.warm_start_steps, bool) or not isinstance(self.warm_start_steps, int) or self.warm_start_steps < 0:
+        raise ValueError(f"warm_start_steps={self.warm_start_steps!r}: a number of steps (0: no warm-start)")
+    if self.warm_start_steps and (self.task != "sst2" or not self.warm_start_lr > 0 or int(self.warm_start_batch) <= 0):
+        raise ValueError(f"warm_start_steps={self.warm_start_steps}: the format warm-start puts movie reviews in SST-2's prompt (task 'sst2', "
+                         f"got {self.task!r}) and needs a positive warm_start_lr and warm_start_batch")
+    if isinstance(self.holdout, bool) or not isinstance(self.holdout, int) or self.holdout < 0:
+        raise ValueError(f"holdout={self.holdout!r}: a number of training examples to hold out (0: none)")
+    if self.eval_split == "holdout" and not self.holdout:
+        raise ValueError("eval_split='holdout' needs holdout > 0: the number of training examples to hold out and evaluate on")
+    if self.train_scope == "probe" and (self.tying != "untied" or not self.restrict_loss):
+        raise ValueError("train_scope='probe' trains the final layer norm and an untied LM head's label rows: set tying='untied' and "
+                         "restrict_loss=True (a tied head is the input embedding, which a linear probe keeps frozen)")
+    for k in ("train_cap", "dev_cap"):
+        if getattr(self, k) is not None and int(getattr(self, k)) <= 0:
+            raise ValueError(f"{k}={getattr(self, k)}: use a positive number of examples, or None for all of them")
 
-    @classmethod
-    def from_dict(cls, d:dict) -> "RunConfig":
-        "A config from a dict, refusing keys it does not know (a typo must not silently run the defaults)"
-        names = {f.name for f in fields(cls)}
-        unknown = sorted(set(d) - names)
-        if unknown: raise ValueError(f"unknown run setting(s) {unknown}; known: {sorted(names)}")
-        return cls(**d)
+# %% ../nbs/11_config.ipynb #aef60629
+@patch
+def _check_together(self:RunConfig):
+    "Force engine 'none' without ε, then refuse settings that do not go together: the engine, precision, label words, tied norm, σ, the clip-only control"
+    if self.epsilon is None: self.engine = "none"
+    elif self.engine == "none": raise ValueError("engine='none' trains without privacy: set epsilon=None, or pick engine 'dptie' or 'opacus'")
+    if self.world_size > 1 and self.engine == "opacus": raise ValueError("engine='opacus' runs in one process: use engine='dptie' with world_size > 1")
+    if self.precision == "bf16" and self.engine == "opacus":
+        raise ValueError("precision='bf16' with engine='opacus': Opacus forms per-example norms and clipped sums in the autocast "
+                         "dtype, so bf16 rounding could release more than C; use precision='float32' with opacus, or engine='dptie'")
+    if not isinstance(self.label_words, str) or (self.label_words.strip() and any(not w.strip() for w in self.label_words.split(","))):
+        raise ValueError(f"label_words={self.label_words!r}: words separated by commas, e.g. 'bad,good' ('' for the task's own)")
+    if self.tied_norm != "exact" and not (self.tying == "tied" and self.engine == "dptie"):
+        raise ValueError(f"tied_norm={self.tied_norm!r} emulates clipping a tied matrix: it needs tying='tied', engine='dptie' and an epsilon")
+    if self.sigma is not None:
+        if isinstance(self.sigma, bool) or not (isinstance(self.sigma, (int, float)) and math.isfinite(self.sigma) and self.sigma >= 0):
+            raise ValueError(f"sigma={self.sigma!r}: a noise multiplier is a finite number >= 0 (None: calibrate it to epsilon)")
+        if self.epsilon is None: raise ValueError("sigma is set but epsilon is not: a control run keeps a DP run's batches and steps, so give the epsilon they were planned for")
+    if self.clip_only == "preconditioned" and (self.sigma != 0 or self.optimizer not in ("adam", "adamw") or self.engine == "none"):
+        raise ValueError(f"clip_only='preconditioned' is the clip-only control of DP-Adam: set epsilon (the target whose σ sets Adam's eps), "
+                         f"sigma=0 and optimizer 'adam' or 'adamw' (got epsilon={self.epsilon}, sigma={self.sigma}, optimizer={self.optimizer!r})")
+
+# %% ../nbs/11_config.ipynb #9f077c2f
+@patch
+def run_id(self:RunConfig) -> str:
+    "A readable, unique name for this run's folder (the one rule for run names)"
+    eps = "nonpriv" if self.epsilon is None else f"eps{self.epsilon:g}"
+    eng = ("" if self.engine in ("dptie", "none") else f"-{self.engine}") + ("" if self.sigma is None else f"-sigma{self.sigma:g}")
+    eng += "-precond" if self.clip_only == "preconditioned" else ""
+    rid = f"{self.task}-{Path(self.model).name}-{self.regime}-{self.tying}-{eps}{eng}-s{self.seed}"
+    return f"{self.tag}-{rid}" if self.tag else rid
+
+@patch
+def digest(self:RunConfig) -> str:
+    "8 hex digits of every setting that changes a result (not `NEUTRAL`) and differs from its default: the name's missing part"
+    import hashlib
+    num = lambda v: float(v) if isinstance(v, (int, float)) and not isinstance(v, bool) else v  # 1 and 1.0: one setting
+    dflt = {f.name: f.default for f in fields(self)}
+    d = {k: num(v) for k, v in asdict(self).items() if k not in NEUTRAL and v != dflt[k]}
+    return hashlib.sha256(json.dumps(d, sort_keys=True).encode()).hexdigest()[:8]
+
+# %% ../nbs/11_config.ipynb #9901e209
+@patch(cls_method=True)
+def from_dict(cls:RunConfig, d:dict) -> RunConfig:
+    "A config from a dict, refusing keys it does not know (a typo must not silently run the defaults)"
+    names = {f.name for f in fields(cls)}
+    unknown = sorted(set(d) - names)
+    if unknown: raise ValueError(f"unknown run setting(s) {unknown}; known: {sorted(names)}")
+    return cls(**d)
 
 # %% ../nbs/11_config.ipynb #bdf36ba6
 LEGACY = dict(precision="float32", noise="common")  # what a stored run that predates a setting ran with (not today's default)

@@ -9,6 +9,7 @@ from dataclasses import dataclass, fields, replace
 
 import numpy as np
 import torch
+from fastcore.basics import patch
 
 from .assets import load_config
 from .config import opt
@@ -63,24 +64,28 @@ class PretrainConfig:
     stop_at: int|None = opt(None, "stop (saving everything) after this step, as if interrupted")
     fresh: bool = opt(False, "delete any checkpoint in --out and start over")
     quiet: bool = opt(False, "no progress bar or messages")
-
     def __post_init__(self):
-        "Refuse settings that are wrong whatever the data."
-        self.betas = tuple(self.betas)
-        for k in _POSITIVE_INTS:
-            v = getattr(self, k)
-            if v is not None and (isinstance(v, bool) or not isinstance(v, (int, np.integer)) or v <= 0):
-                raise ValueError(f"{_flag(k)} must be a positive integer, got {v!r}")
-        for k in ("lr", "max_minutes"):
-            if getattr(self, k) is not None and not getattr(self, k) > 0: raise ValueError(f"{_flag(k)} must be positive, got {getattr(self, k)!r}")
-        if self.seq_len < 2: raise ValueError(f"--seq-len must be at least 2 (a token and its successor), got {self.seq_len}")
-        if not 0 <= self.min_lr <= self.lr: raise ValueError(f"--min-lr must be in [0, --lr], got {self.min_lr}")
-        if min(self.warmup, self.heldout_tokens, self.grad_clip, self.weight_decay) < 0:
-            raise ValueError("--warmup, --heldout-tokens, --grad-clip and --weight-decay must not be negative")
-        if self.corpus is not None and self.tokens is not None: raise ValueError("pass --corpus or --tokens, not both")
-        if self.documents not in DOCUMENTS: raise ValueError(f"--documents {self.documents!r}: use one of {', '.join(DOCUMENTS)}")
-        if self.device not in (None, "auto") and str(self.device).split(":")[0] not in ("cpu", "cuda"):
-            raise ValueError(f"--device {self.device!r}: use cpu or cuda")
+        "Make `betas` a pair, and refuse settings that are wrong whatever the data (`_refuse`, below)."
+        self.betas = tuple(self.betas); self._refuse()
+
+# %% ../nbs/19_pretrain_config.ipynb #051976ee
+@patch
+def _refuse(self:PretrainConfig):
+    "Refuse settings that are wrong whatever the data."
+    for k in _POSITIVE_INTS:
+        v = getattr(self, k)
+        if v is not None and (isinstance(v, bool) or not isinstance(v, (int, np.integer)) or v <= 0):
+            raise ValueError(f"{_flag(k)} must be a positive integer, got {v!r}")
+    for k in ("lr", "max_minutes"):
+        if getattr(self, k) is not None and not getattr(self, k) > 0: raise ValueError(f"{_flag(k)} must be positive, got {getattr(self, k)!r}")
+    if self.seq_len < 2: raise ValueError(f"--seq-len must be at least 2 (a token and its successor), got {self.seq_len}")
+    if not 0 <= self.min_lr <= self.lr: raise ValueError(f"--min-lr must be in [0, --lr], got {self.min_lr}")
+    if min(self.warmup, self.heldout_tokens, self.grad_clip, self.weight_decay) < 0:
+        raise ValueError("--warmup, --heldout-tokens, --grad-clip and --weight-decay must not be negative")
+    if self.corpus is not None and self.tokens is not None: raise ValueError("pass --corpus or --tokens, not both")
+    if self.documents not in DOCUMENTS: raise ValueError(f"--documents {self.documents!r}: use one of {', '.join(DOCUMENTS)}")
+    if self.device not in (None, "auto") and str(self.device).split(":")[0] not in ("cpu", "cuda"):
+        raise ValueError(f"--device {self.device!r}: use cpu or cuda")
 
 # %% ../nbs/19_pretrain_config.ipynb #ad1bbff6
 CHOICES = dict(documents=DOCUMENTS, device=("cpu", "cuda")) # the options that take one of a few values
