@@ -337,6 +337,12 @@ def probe_accuracy(model:str, # a run's model name
 # %% ../nbs/21b_gates.ipynb #0930e0b4
 HEADROOM_COLUMNS = ["reference", "what it is", "accuracy (%)", "runs"]
 
+def _declared(p:dict|None, sel:dict) -> dict:
+    "The match of the preset's first gate that selects what `sel` selects (a control at its own declared recipe), else `sel`."
+    for g in (check_gates(p["gates"], "gates") if p and p.get("gates") else []):
+        if all(k in g["match"] and _same(k, g["match"][k], v) for k, v in sel.items()): return g["match"]
+    return sel
+
 def headroom(runs:pd.DataFrame, # runs from `load_runs`
              presets:dict|None=None, # presets (default: presets.toml): the primary's settings pick the task and model
              models_dir:str|Path|None=None, # where the probes lie (default: the project's reports/models)
@@ -345,12 +351,12 @@ def headroom(runs:pd.DataFrame, # runs from `load_runs`
     presets = presets_or_default(presets)
     _, p = preset_of(runs, presets, "primary")
     base = gate_base(p) if p else {"task": runs.task.iloc[0]} if len(runs) else {}  # no primary: the first task, as the conclusion reads
-    r = select_runs(runs, base) if len(runs) else runs
-    out = []
+    r, out = select_runs(runs, base) if len(runs) else runs, []
     for lab, what, sel in (("non-private control", "no clipping, no noise", {"epsilon": None}),
                            ("clip-only control (σ = 0)", "clipped like the DP arms, no noise: no privacy", {"sigma": 0.0})):
-        k = select_runs(r, sel) if len(r) else r
-        arms = _arms(k, tuple(base) + tuple(sel))
+        sel = {**base, **_declared(p, sel)}   # the primary's lr is not the non-private control's own: its gate's match says which
+        k = select_runs(runs, sel) if len(runs) else runs
+        arms = _arms(k, tuple(sel))
         how = sorted({f"{o}, lr {l:g}" for o, l in zip(k.optimizer, k.lr)}) if len(k) else []  # its own recipe, which may not be the DP arms'
         out.append({"reference": lab, "what it is": what + (f" ({'; '.join(how)})" if how else ""),
                     "accuracy (%)": "; ".join(f"{a} {_pts(g.acc.mean())}" for a, g in arms.items()) or "not run", "runs": str(len(k))})
