@@ -12,7 +12,7 @@ from .evaluation import _to
 from .model import hidden_states, is_tied
 
 # %% auto #0
-__all__ = ['last_hidden_norms', 'norm_split', 'initial_embedding', 'head_drift', 'head_shift']
+__all__ = ['last_hidden_norms', 'norm_split', 'initial_embedding', 'head_drift', 'head_shift', 'head_walk']
 
 # %% ../nbs/16b_mechanism.ipynb #dc06eebb
 @torch.no_grad()
@@ -56,13 +56,32 @@ def head_drift(model, e0:torch.Tensor) -> float:
     return float(torch.linalg.vector_norm(H - E.to(H.device), dtype=torch.float64) / torch.linalg.vector_norm(e0, dtype=torch.float64))
 
 @torch.no_grad()
-def head_shift(model, e0:torch.Tensor, data, n:int=256, batch_size:int=64, device:str="cpu") -> dict:
-    "An untied head's departure D = H − E from its input embedding: ‖D‖/‖E₀‖ over the label words' rows and over the rest, and the RMS (nats) over `n` examples of the label-word logits' shift h·D_w and of the margin's"
+def head_shift(model, e0:torch.Tensor, data, n:int=256, batch_size:int=64, device:str="cpu",
+               h0:torch.Tensor|None=None, # the head at step 0, to measure its own walk from (`head_walk`); None: not measured
+              ) -> dict:
+    "An untied head's departure D = H − E from its input embedding: ‖D‖/‖E₀‖ over the label words' rows and over the rest, and the RMS (nats) over `n` examples of the label-word logits' shift h·D_w and of the margin's; with `h0`, `head_walk` too"
     H, E = model.get_output_embeddings().weight, model.get_input_embeddings().weight
     D, e0 = (H - E.to(H.device)).double(), e0.to(H.device).double()
     words = torch.as_tensor(np.asarray(data.label_token_ids), device=H.device)
     lab = torch.zeros(len(H), dtype=torch.bool, device=H.device); lab[words] = True
     rel = lambda m: float(torch.linalg.vector_norm(D[m]) / torch.linalg.vector_norm(e0[m]))
-    z = _last_hidden(model, data, np.arange(min(n, len(data))), batch_size, device) @ D[words].T.to(device)   # [n, K]
+    hid = _last_hidden(model, data, np.arange(min(n, len(data))), batch_size, device)
+    z = hid @ D[words].T.to(device)   # [n, K]
     return dict(head_drift_label=rel(lab), head_drift_rest=rel(~lab), logit_shift_nats=float(z.pow(2).mean().sqrt()),
-                margin_shift_nats=float((z[:, -1] - z[:, 0]).pow(2).mean().sqrt()), examples=len(z))
+                margin_shift_nats=float((z[:, -1] - z[:, 0]).pow(2).mean().sqrt()), examples=len(z),
+                **(head_walk(H, h0, hid, ~lab) if h0 is not None else {}))
+
+# %% ../nbs/16b_mechanism.ipynb #347feb74
+@torch.no_grad()
+def head_walk(H:torch.Tensor, # the head at the end [V, d]
+              h0:torch.Tensor, # the head at step 0 [V, d]
+              hid:torch.Tensor, # the evaluated examples' last hidden states [n, d]
+              rest:torch.Tensor, # which rows to measure [V] (bool): the words no label is
+              rows:int=4096, # at most this many of them (evenly spaced) for the logit shift
+             ) -> dict:
+    "The head's own walk from H₀ on the rows `rest`: the median over rows of each row's RMS move per coordinate (`head_walk_rest`), and the RMS (nats) over the examples and up to `rows` rows of the logit shift h·(H_r − H₀_r) (`rest_logit_shift_nats`)."
+    if H.shape != h0.shape: raise ValueError(f"head {tuple(H.shape)} and H₀ {tuple(h0.shape)} must have one shape")
+    idx = torch.nonzero(rest.to(H.device)).squeeze(1)
+    W = H[idx].double() - h0.to(H.device)[idx].double()
+    z = hid.double().to(W.device) @ W[::max(1, len(idx) // rows)].T   # [n, rows]
+    return dict(head_walk_rest=float(W.pow(2).mean(1).sqrt().median()), rest_logit_shift_nats=float(z.pow(2).mean().sqrt()))

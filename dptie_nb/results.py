@@ -133,7 +133,8 @@ RUN_COLUMNS = ["run_id", "path", "task", "model", "regime", "tying", "arm", "hea
                "sample_rate", "delta", "eps_rdp", "eps_prv", "train_time_s", "mean_step_time_s", "peak_memory_mb",
                "pretrained", "params_total", "params_embedding", "params_head", "train_rows", "train_rows_in_file",
                "dev_rows", "dev_rows_in_file", "device", "environment", "cross_share_max", "cross_share_min", "head_drift",
-               "head_drift0", "head_drift_label", "head_drift_rest", "noise_predicted", "logit_shift", "margin_shift", "clip_frac",
+               "head_drift0", "head_drift_label", "head_drift_rest", "noise_predicted", "logit_shift", "margin_shift",
+               "walk_predicted", "walk_measured", "noise_measured", "clip_frac",
                "clip_q50", "clip_q90", "correct", "parts", "metrics"]
 
 class MissingKey(KeyError):
@@ -184,10 +185,12 @@ def unpack_bits(d) -> np.ndarray|None:
 
 # %% ../nbs/21_results.ipynb #122c1fef
 def head_fields(m:dict) -> dict:
-    "An untied head at the end (`mechanism.head_shift`): its drift over the label words' rows and the rest, and the RMS shift (nats) of the label-word logits and of their margin, beside the noise walk's predicted logit noise; NaN where not recorded."
+    "An untied head at the end (`mechanism.head_shift`): its drift over the label words' rows and the rest, the RMS shift (nats) of the label-word logits and of their margin, and its own walk on the other rows and the logit noise that makes, beside the predicted walk and logit noise; NaN where not recorded."
     hs, pred = get_key(m, "final.head_shift", None) or {}, get_key(m, "privacy.predicted_logit_noise_nats", None)
     return dict(head_drift_label=_f(hs.get("head_drift_label")), head_drift_rest=_f(hs.get("head_drift_rest")),
-                noise_predicted=_f(pred), logit_shift=_f(hs.get("logit_shift_nats")), margin_shift=_f(hs.get("margin_shift_nats")))
+                noise_predicted=_f(pred), logit_shift=_f(hs.get("logit_shift_nats")), margin_shift=_f(hs.get("margin_shift_nats")),
+                walk_predicted=_f(get_key(m, "privacy.predicted_noise_walk", None)), walk_measured=_f(hs.get("head_walk_rest")),
+                noise_measured=_f(hs.get("rest_logit_shift_nats")))
 
 def mechanism_fields(m:dict) -> dict:
     "The cross term's largest and smallest per-example share of ‖g_i‖², an untied head's drift ‖H − E‖/‖E₀‖ (end, step 0) and `head_fields`, the share of examples clipped and the clip factors min(1, C/‖g‖) at the median and 90th-percentile norm (means over the logged steps); NaN where not recorded."

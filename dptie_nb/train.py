@@ -332,7 +332,8 @@ def _finish(r:_Run, t0:float):
                         train_time_s=time.time() - t0, mean_step_time_s=float(np.mean(r.step_times)),
                         median_step_time_s=float(np.median(r.step_times)), peak_memory_mb=peak_memory_mb(cfg.device),
                         params_sha256=params_sha256(r.model))
-    if r.e0 is not None: r.m["final"]["head_shift"] = head_shift(r.model, r.e0, r.dev, device=cfg.device)  # from the weights, on the evaluated split
+    if r.e0 is not None: r.m["final"]["head_shift"] = head_shift(r.model, r.e0, r.dev, device=cfg.device,   # from the weights, on the evaluated split
+                                                                  h0=r.e0 if cfg.head_init == "copy" else None)  # a copied head starts at E₀
     if r.ws > 1: check_same(r.m["final"]["params_sha256"], "final parameters")
     if cfg.save_model and r.out is not None and r.rank == 0:  # the weights are what ε covers: the artefact to release
         r.model.save_pretrained(r.out/"model"); r.m["final"]["model_dir"] = "model"
