@@ -200,7 +200,7 @@ def _gain(runs:pd.DataFrame, r:pd.DataFrame, a:str, g:dict) -> tuple[str, list]:
     "An arm's seed-matched gain over itself at `gain_over`, per metric: what was seen, and why it fails (it passes when any metric's mean gain reaches its threshold, with its 95% interval above 0 where asked)."
     b, at = _twin(runs, r, g["gain_over"]), _where(g["gain_over"])
     if not len(b): return "", [f"no {a} runs at {at}"]
-    seen, ok = [], False
+    seen, ok, short = [], False, []
     for k, thr in g["gain"].items():
         d = (r.groupby("seed")[k].mean() - b.groupby("seed")[k].mean()).dropna()
         if not len(d): continue
@@ -208,8 +208,9 @@ def _gain(runs:pd.DataFrame, r:pd.DataFrame, a:str, g:dict) -> tuple[str, list]:
         f = (lambda v: f"{v:+.3f}".replace("-", "−")) if k == "auroc" else (lambda v: _pts(v, 2))
         seen.append(f"{k} {f(mean)} (n={len(d)}" + (f", 95% CI {f(lo)}..{f(hi)})" if np.isfinite(lo) else ", no interval)"))
         ok |= bool(mean >= thr and (not g["interval_above_zero"] or (np.isfinite(lo) and lo > 0)))
+        short.append(f"{k} {f(mean)} < {thr:g}" if mean < thr else f"{k} {f(mean)}, its interval not above 0")   # the measured reason
     if not seen: return "", [f"no seed of {a} also ran at {at}: two means of different seeds are no paired gate"]
-    why = f"{a}: no gain reaches its threshold" + (" with its interval above 0" if g["interval_above_zero"] else "")
+    why = f"{a}: no gain reaches its threshold" + (" with its interval above 0" if g["interval_above_zero"] else "") + f" ({'; '.join(short)})"
     return f"; paired by seed with {at}: " + ", ".join(seen), [] if ok else [why]
 
 # %% ../nbs/21b_gates.ipynb #4cafa379
