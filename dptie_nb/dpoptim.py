@@ -17,10 +17,10 @@ from .factors import sum_dtype
 from .distributed import all_gather_objects, all_reduce_, is_distributed, shard, world
 from .accountant import PrivacyLedger
 from .sampling import PoissonSampler
+from .noise import choose_key, noise_key_for, stream_seed   # noise_key_for: also here, where it was first
 
 # %% auto #0
-__all__ = ['VERIFY_EXAMPLES', 'CHECK_RATE', 'LATER_SINGLES', 'STATE_KEY', 'NOISE_CHUNK', 'Mechanism', 'DPOptimizer',
-           'noise_key_for', 'stream_seed']
+__all__ = ['VERIFY_EXAMPLES', 'CHECK_RATE', 'LATER_SINGLES', 'STATE_KEY', 'NOISE_CHUNK', 'Mechanism', 'DPOptimizer']
 
 # %% ../nbs/07_dpoptim.ipynb #eec52cf7
 @dataclass(frozen=True)
@@ -64,7 +64,7 @@ class DPOptimizer(torch.optim.Optimizer):
         self.clipper, self._own = _clipper_for(clipper_or_model, max_grad_norm, ledger, clipper_kw)
         self._mech = Mechanism(sigma, self.clipper.max_grad_norm, ebs, None if sampler is None else float(sampler.q))
         self.optimizer, self._generator, self._secure, self._sampler, self._ledger = optimizer, generator, bool(secure), sampler, ledger
-        self._noise_key, self._shared = _choose_key(generator, noise_key, secure)  # streams keyed by (key, step, name, chunk)
+        self._noise_key, self._shared = choose_key(generator, noise_key, secure)  # streams keyed by (key, step, name, chunk)
         self._keyed_by = 'secure' if secure else 'key' if noise_key is not None else 'generator' if generator is not None else 'os'
         self._sums, self._digests, self._examples, self._ids, self._warned_ids = {}, set(), 0, set(), False
         self._check_rate, self._check_gen, self._due, self.locality_checks = float(check_rate), np.random.default_rng(secrets.randbits(128)), False, 0
@@ -104,6 +104,8 @@ def _settings(noise_multiplier, expected_batch_size, generator, secure, noise_ke
         if sampler.secure != bool(secure):
             raise ValueError("a secure sampler needs secure noise and the other way round: they protect one release")
     return sigma, ebs, is_distributed() if distributed is None else bool(distributed)
+
+# %% ../nbs/07_dpoptim.ipynb #bb73ca61
 def _clipper_for(clipper_or_model, max_grad_norm, ledger, clipper_kw:dict) -> tuple:
     "(clipper, whether `DPOptimizer` made it): the `GhostClipper` given, or a new one around the model; under a ledger, a DP mechanism only"
     if isinstance(clipper_or_model, GhostClipper):
@@ -112,6 +114,8 @@ def _clipper_for(clipper_or_model, max_grad_norm, ledger, clipper_kw:dict) -> tu
             raise ValueError(f"max_grad_norm {max_grad_norm} differs from the clipper's {clipper.max_grad_norm}")
     else:
         if max_grad_norm is None: raise ValueError("max_grad_norm is required when a model is given")
+        if "tied_norm" in clipper_kw: raise ValueError(f"tied_norm={clipper_kw['tied_norm']!r}: DPOptimizer clips a tied matrix by its exact norm; "
+                                                       "the study's emulations are dptie_nb.emulations.TiedNormEmulation(model, C, 'triangle' or 'one-use')")
         clipper, own = GhostClipper(clipper_or_model, max_grad_norm, **clipper_kw), True
     if ledger is not None and not clipper.private:
         if own: clipper.detach()
@@ -315,33 +319,6 @@ def _buffers(self:DPOptimizer, ps) -> list:
     "The clipped sum of every parameter of `ps` in its float32 (or float64) buffer, zeros where the batch had none"
     return [self._sums.pop(id(p)) if id(p) in self._sums else torch.zeros(p.shape, dtype=sum_dtype(p.dtype), device=p.device)
             for p in ps]
-
-def _noise_key(generator:torch.Generator) -> int:
-    "One draw of 62 bits from a seeded `generator`"
-    return int(torch.randint(0, 2**62, (1,), generator=generator, device=generator.device).item())
-
-def noise_key_for(seed:int, device:str|torch.device='cpu') -> int:
-    "The common-random-numbers key of `seed`: runs given `noise_key=noise_key_for(seed)` add the same noise (the study's paired arms)"
-    return _noise_key(torch.Generator(device).manual_seed(int(seed)))
-
-def _mix_key(key:int, nonce:int) -> int:
-    "A key from a seeded key and a fresh nonce: 62 bits of sha256"
-    return int.from_bytes(hashlib.sha256(f"dptie-key:{key}:{nonce}".encode()).digest()[:8], 'little') >> 2
-
-def _choose_key(generator, noise_key, secure:bool) -> tuple[int|None, bool]:
-    "(key, shared): none when secure; a given key, shared; else a seeded draw mixed with a fresh nonce, or 62 bits of os.urandom"
-    if secure: return None, False
-    if noise_key is not None:
-        if isinstance(noise_key, bool) or not isinstance(noise_key, (int, np.integer)) or not 0 <= noise_key < 2**63:
-            raise ValueError(f"noise_key={noise_key!r}: an integer in [0, 2^63), e.g. dptie_nb.dpoptim.noise_key_for(seed)")
-        return int(noise_key), True
-    if generator is not None: return _mix_key(_noise_key(generator), secrets.randbits(64)), False
-    return secrets.randbits(62), False
-
-def stream_seed(key:int, step:int, name:str, chunk:int) -> int:
-    "The seed of one noise stream: a hash of (key, step, parameter name, chunk), so two models share the noise of the parameters they share"
-    h = hashlib.sha256(f"dptie-noise:{key}:{step}:{name}:{chunk}".encode()).digest()
-    return int.from_bytes(h[:8], 'little') >> 1
 
 # %% ../nbs/07_dpoptim.ipynb #1614898c
 @patch

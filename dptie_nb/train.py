@@ -16,7 +16,8 @@ from .assets import load_config, load_tokenizer
 from .files import atomic_write_json, jsonable
 from .data import PoissonSampler, ShuffledSampler, collate, get_task, holdout_split, load_task
 from .distributed import check_same, gather_lists, init_from_env, shard, world
-from .dpoptim import VERIFY_EXAMPLES, noise_key_for
+from .dpoptim import VERIFY_EXAMPLES
+from .noise import noise_key_for
 from .private import PrivateTraining, private_plan
 from .engine import make_engine
 from .model import autocast_for, build_model, class_loss, is_tied, param_counts, reinit_rows, untie

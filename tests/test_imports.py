@@ -9,7 +9,7 @@ PKG = ROOT/"dptie_nb"
 #: lowest first. A module imports modules of lower layers, and of its own wing; never one above it, nor the other
 #: wing of its layer: the jobs write files (runs, benchmark, models), the report wing reads them.
 LAYERS = [
-    {"plumbing": ["files", "runner", "accountant", "distributed", "sampling", "factors", "assets"]},
+    {"plumbing": ["files", "runner", "accountant", "distributed", "sampling", "factors", "assets", "noise"]},
     {"definitions": ["config", "definitions"]},
     {"engine": ["rules", "batch", "bounds", "verify", "ghost", "emulations", "data", "model", "locality", "dpoptim", "private",
                 "engine", "corpus", "lm", "provenance", "evaluation", "mechanism"]},
@@ -130,7 +130,7 @@ if __name__ == "__main__":
     for c in cycles(g): print("circle:", " -> ".join(c))
 
 #: the DP library: what `make_private` needs, and nothing of the study (GLUE, papermill, pandas, figures, the report)
-LIBRARY = ["sampling", "accountant", "factors", "rules", "batch", "bounds", "verify", "ghost", "locality", "dpoptim", "private",
+LIBRARY = ["sampling", "accountant", "factors", "rules", "batch", "bounds", "verify", "ghost", "locality", "noise", "dpoptim", "private",
            "distributed"]
 STUDY_ONLY = ("pandas", "papermill", "matplotlib", "datasets", "nbformat")
 
