@@ -30,10 +30,10 @@ from .gates import NOT_RUN, evaluate_gates, failed_gates, gates_text, unrun_gate
 from .sources import BASELINE_MODE, norms_table, paper_gaps, paper_gap_tests, find_paper
 
 # %% auto #0
-__all__ = ['EVAL_LABELS', 'WALK_COLUMN', 'NOISE_COLUMN', 'PAGE_CSS', 'ANSWER_LABELS', 'results_table', 'eval_table',
-           'norms_summary', 'pilot_table', 'paper_table', 'primary_table', 'gaps_table', 'gates_table', 'loss_table',
-           'per_run_table', 'runs_table', 'environment_table', 'skipped_table', 'reproducibility', 'md', 'show_table',
-           'show', 'page', 'export_notebook', 'render_report', 'answer_lines', 'main']
+__all__ = ['EVAL_LABELS', 'SPLIT_COLUMN', 'WALK_COLUMN', 'NOISE_COLUMN', 'PAGE_CSS', 'ANSWER_LABELS', 'results_table',
+           'eval_table', 'norms_summary', 'pilot_table', 'paper_table', 'primary_table', 'gaps_table', 'gates_table',
+           'loss_table', 'per_run_table', 'runs_table', 'environment_table', 'skipped_table', 'reproducibility', 'md',
+           'show_table', 'show', 'page', 'export_notebook', 'render_report', 'answer_lines', 'main']
 
 # %% ../nbs/23_report.ipynb #e95c43c9
 def _comparison_row(d, S:pd.DataFrame, acc:dict, margin:float) -> dict:
@@ -83,6 +83,7 @@ def eval_table(runs:pd.DataFrame) -> pd.DataFrame:
     return df.drop(columns="other") if (df["other"] == "").all() else df
 
 # %% ../nbs/23_report.ipynb #3ac74bb4
+SPLIT_COLUMN = "‖H − E‖/‖E₀‖ at the end, label rows / the rest"
 WALK_COLUMN = "head's walk per coordinate on the other words' rows, predicted → measured"
 NOISE_COLUMN = "logit noise of that walk, predicted → measured (nats)"
 
@@ -93,6 +94,7 @@ def _mechanism(runs:pd.DataFrame, key:tuple) -> dict:
     pred, meas, wp, wm, nm = (g[k].mean() if k in g else math.nan for k in ("noise_predicted", "margin_shift", "walk_predicted", "walk_measured", "noise_measured"))
     return {"largest cross share": pct(cs) if np.isfinite(cs) else "–",
             "‖H − E‖/‖E₀‖": f"{num(g.head_drift0.mean(), 2)} → {num(d, 2)}" if np.isfinite(d) else "–",
+            SPLIT_COLUMN: f"{num(g.head_drift_label.mean(), 2)} / {num(g.head_drift_rest.mean(), 3)}" if np.isfinite(g.head_drift_label.mean()) else "–",
             "head's margin shift, noise predicted → measured (nats)": f"{num(pred, 3)} → {num(meas, 3)}" if np.isfinite(meas) else "–",
             WALK_COLUMN: f"{wp:.2e} → {wm:.2e}" if np.isfinite(wm) else "–",
             NOISE_COLUMN: f"{num(pred, 3)} → {num(nm, 3)}" if np.isfinite(nm) else "–"}
@@ -111,7 +113,7 @@ def norms_summary(runs:pd.DataFrame) -> pd.DataFrame:
                                   if k in g.index else "–")
         out.append(dict(row, **_mechanism(rv, (task, model, regime, arm, el, var))))
     df = pd.DataFrame(out)
-    optional = ("largest cross share", "‖H − E‖/‖E₀‖", "head's margin shift, noise predicted → measured (nats)", WALK_COLUMN, NOISE_COLUMN, "other")  # shown where some run has them
+    optional = ("largest cross share", "‖H − E‖/‖E₀‖", SPLIT_COLUMN, "head's margin shift, noise predicted → measured (nats)", WALK_COLUMN, NOISE_COLUMN, "other")  # shown where some run has them
     return df[[c for c in df if c not in optional or (df[c].replace("", "–") != "–").any()]]
 
 # %% ../nbs/23_report.ipynb #cf0a0004
