@@ -61,8 +61,9 @@ def walk_gaps(runs:pd.DataFrame) -> pd.DataFrame:
     D = paired_diffs(r); D = D[D.arm == "untied"]
     A = paired_diffs(r, metric="auroc").set_index("setting") if r.auroc.notna().any() else pd.DataFrame()
     W = pd.DataFrame([_gap_row(d, A.loc[d.setting] if d.setting in A.index else None, r) for _, d in D.iterrows()], columns=WALK_COLUMNS)
-    many = W.groupby("series").walk.transform(lambda w: w.round(12).nunique() > 1)
-    return W[many].sort_values(["series", "walk"]).reset_index(drop=True)
+    if not len(W): return W
+    many = W.groupby("series").walk.transform(lambda w: w.round(12).nunique() > 1).astype(bool)
+    return W.loc[many].sort_values(["series", "walk"]).reset_index(drop=True)
 
 # %% ../nbs/22c_walk.ipynb #146523d6
 TREND_COLUMNS = ["task", "model", "regime", "eps_label", "series", "walk_lo", "walk_hi", "noise_lo", "noise_hi", "n", "seeds",
