@@ -10,8 +10,8 @@ from pathlib import Path
 from .config import STUDY
 
 # %% auto #0
-__all__ = ['MODES', 'MODE_LABELS', 'MODE_ORDER', 'MAIN_PRESET', 'load_presets', 'check_preset', 'preset_dir', 'preset_options',
-           'preset_from_args']
+__all__ = ['MODES', 'MODE_LABELS', 'MODE_ORDER', 'MAIN_PRESET', 'load_presets', 'check_preset', 'preset_dir', 'preset_tag',
+           'presets_of', 'preset_options', 'preset_from_args']
 
 # %% ../nbs/11a_definitions.ipynb #d0c00007
 MODES = {"nonprivate": ("nonprivate", "tied"), "dptie-tied": ("dptie", "tied"), "dptie-untied": ("dptie", "untied"),
@@ -50,6 +50,24 @@ def preset_dir(preset:str, # preset name
               ) -> Path:
     "A preset's own folder, `reports/<preset>`: its runs, figures and report, apart from every other preset's"
     return Path(root)/preset
+
+# %% ../nbs/11a_definitions.ipynb #789e6b53
+def preset_tag(name:str, # a preset's name
+               preset:dict, # its table
+              ) -> str:
+    "The tag a preset's runs carry (their run ids start with it): its base's `tag`, else its name."
+    return str(((preset or {}).get("base") or {}).get("tag") or name)
+
+def presets_of(tags, # the runs' tags
+               presets:dict, # presets, by name
+               key:str|None=None, # only presets whose table declares this (e.g. "primary"); None: any
+               prefix:bool=True, # a tag also matches a preset's tag followed by '-' (a variant's own tag, e.g. `study3-walk`)
+              ) -> list[str]:
+    "The names of the presets (sorted) whose runs carry one of `tags`: a run's tag is its preset's tag, or, with `prefix`, starts with it and '-'."
+    tags = {t for t in tags if isinstance(t, str) and t}
+    def made(n, p): t = preset_tag(n, p); return any(x == t or (prefix and x.startswith(t + "-")) for x in tags)
+    return sorted(n for n, p in presets.items() if isinstance(p, dict) and (key is None or key in p) and made(n, p))
+
 
 # %% ../nbs/11a_definitions.ipynb #f0a75f29
 def preset_options(ap, # an `argparse.ArgumentParser`

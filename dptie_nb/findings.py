@@ -17,7 +17,7 @@ from .gates import evaluate_gates, failed_gates, gates_text, unrun_gates, headro
 from .sources import BENCH_COLUMNS, BY_HAND, accountant_table, norms_table, paper_gap_tests
 from .assets import GLUE_TRAIN_ROWS, project_root
 from .config import CLIP_ONLY, eps_label
-from .definitions import load_presets
+from .definitions import load_presets, presets_of
 from .phrases import bullets, ci_text, comparison_verdict, coverage, num, pct, say, signed, verdict_kind
 from .costs import cost_sentences, memory_answer, memory_summary
 from .walk import WALK_PHRASES, walk_summary
@@ -442,11 +442,10 @@ def goal_check(runs:pd.DataFrame, # runs from `load_runs`
                presets:dict|None=None, # presets (default: presets.toml)
               ) -> str:
     "The preset's stated goal (`goal`: per ε, the dev accuracy every DP run of its primary task and regime should reach) against the runs; empty without one"
-    tags = sorted({t.split("-")[0] for t in runs.tag.dropna() if t}) if len(runs) else []
     if presets is None:
         try: presets = load_presets()
         except (FileNotFoundError, ValueError): return ""
-    goals = [(t, presets[t]) for t in tags if isinstance(presets.get(t), dict) and "goal" in presets[t]]
+    goals = [(n, presets[n]) for n in presets_of(runs.tag.dropna() if len(runs) else [], presets, "goal")]
     if len(goals) != 1: return ""
     p = goals[0][1]; decl = p.get("primary") or {}
     r = runs[runs.private & (runs.regime == decl.get("regime", "pretrained")) & (runs.task == decl.get("task", runs.task.iloc[0]))]

@@ -14,7 +14,7 @@ import pandas as pd
 
 from .assets import project_models, shown_path
 from .config import RunConfig, parse_epsilon
-from .definitions import load_presets
+from .definitions import load_presets, presets_of
 from .stats import PANEL_KEYS, _variant_labels, t_interval
 
 # %% auto #0
@@ -133,9 +133,8 @@ def select_runs(runs:pd.DataFrame, # runs from `load_runs`
     return runs[np.asarray(keep, bool)]
 
 def preset_of(runs:pd.DataFrame, presets:dict, key:str) -> tuple[str|None, dict|None]:
-    "The one preset the runs were made by (a run's `tag` is its name, or starts with it and '-') that declares `key`; (None, None) when none or several do."
-    tags = {t for t in runs.tag.dropna() if t} if len(runs) else set()
-    names = sorted({n for n, p in presets.items() if isinstance(p, dict) and key in p and any(t == n or t.startswith(n + "-") for t in tags)})
+    "The one preset the runs were made by (a run's `tag` is its preset's tag, or starts with it and '-': `presets_of`) that declares `key`; (None, None) when none or several do."
+    names = presets_of(runs.tag.dropna() if len(runs) else [], presets, key)
     return (names[0], presets[names[0]]) if len(names) == 1 else (None, None)
 
 def gate_base(preset:dict) -> dict:

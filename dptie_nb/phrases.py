@@ -249,7 +249,7 @@ PHRASES |= {  # where the evidence is weak
                   "there accuracy says little about tying; the paired dev loss still ranks the arms.",
     "cav.uninformative": "{k} of {n} comparisons are uninformative: both arms predict one class (the majority or the minority) in every seed.",
     "cav.mde": "With these seeds a comparison detects only a difference of {mde:span.1} points or more (80% power at α = 0.05, "
-               "from each comparison's paired standard deviation): smaller gaps, like the paper's, could not show.",
+               "from each comparison's paired standard deviation): a smaller gap would not show.",
     "cav.skipped": "{n} run file{n:pl} skipped (listed in (f)): the grid is incomplete.",
     "cav.cpu": "All runs on CPU: memory figures are process RSS, not GPU memory as in the paper.",
     "cav.none": "None found in the metadata.",

@@ -19,7 +19,7 @@ from traitlets.config import Config
 
 from .assets import shown_path
 from .config import STUDY
-from .definitions import MAIN_PRESET, check_preset, load_presets, preset_dir, preset_from_args, preset_options
+from .definitions import MAIN_PRESET, check_preset, load_presets, preset_dir, preset_from_args, preset_options, preset_tag, presets_of
 from .runner import run_notebook
 from .figures import fig_png
 from .findings import gap_differences
@@ -32,8 +32,9 @@ from .sources import BASELINE_MODE, norms_table, paper_gaps, paper_gap_tests, fi
 # %% auto #0
 __all__ = ['EVAL_LABELS', 'SPLIT_COLUMN', 'WALK_COLUMN', 'NOISE_COLUMN', 'PAGE_CSS', 'ANSWER_LABELS', 'results_table',
            'eval_table', 'norms_summary', 'pilot_table', 'paper_table', 'primary_table', 'gaps_table', 'gates_table',
-           'loss_table', 'per_run_table', 'runs_table', 'environment_table', 'skipped_table', 'reproducibility', 'md',
-           'show_table', 'show', 'page', 'export_notebook', 'render_report', 'answer_lines', 'main']
+           'loss_table', 'per_run_table', 'runs_table', 'environment_table', 'skipped_table', 'maker',
+           'reproducibility', 'md', 'show_table', 'show', 'page', 'export_notebook', 'render_report', 'answer_lines',
+           'main']
 
 # %% ../nbs/23_report.ipynb #e95c43c9
 def _comparison_row(d, S:pd.DataFrame, acc:dict, margin:float) -> dict:
@@ -276,11 +277,22 @@ def skipped_table(skipped:list[dict]) -> pd.DataFrame:
 
 
 # %% ../nbs/23_report.ipynb #cf0a000c
+def maker(runs:pd.DataFrame, presets:dict|None=None) -> str:
+    "The preset that made the runs, found by their tag (`presets_of`: the one of that tag declaring a primary, then any of that tag, then the same for a variant's tag); else the first word of the tag."
+    tags = list(runs.tag.dropna()) if len(runs) else []
+    try: P = presets if presets is not None else load_presets()
+    except (FileNotFoundError, ValueError): P = {}
+    for key, prefix in ((k, x) for x in (False, True) for k in ("primary", None)):
+        names = presets_of(tags, P, key, prefix)
+        if len(names) == 1: return names[0]
+    return tags[0].split("-")[0] if tags and tags[0] else "default"
+
 def reproducibility(runs:pd.DataFrame, # runs from `load_runs`
-                    preset:str|None=None, # the preset that made them (commands name it)
+                    preset:str|None=None, # the preset that made them (commands name it; default: `maker`)
+                    presets:dict|None=None, # presets (default: nbs/study/presets.toml)
                    ) -> str:
     "The closing block: the commands that remake the report, and the code, packages, machine and files the runs used"
-    preset = preset or (runs.tag.dropna().iloc[0].split("-")[0] if len(runs) and runs.tag.notna().any() and runs.tag.iloc[0] else "default")
+    preset = preset or maker(runs, presets)
     prov = [(m or {}).get("provenance") or {} for m in (runs.metrics if len(runs) else [])]
     codes = sorted({f"{p['code']['commit'][:12]}" + (" (with uncommitted changes)" if p["code"].get("dirty") else "")
                     for p in prov if p.get("code")}) or ["not recorded"]

@@ -12,7 +12,7 @@ import pandas as pd
 from scipy import optimize, stats
 
 from .config import SAME_SETTING, RunConfig, parse_epsilon
-from .definitions import load_presets
+from .definitions import load_presets, presets_of
 
 # %% auto #0
 __all__ = ['MIN_INTERVAL_N', 'PANEL_KEYS', 'SUMMARY_COLUMNS', 'DIFF_COLUMNS', 'EQUIV_MARGIN', 'PRIMARY_EXTRA', 'CONTROL_EXTRA',
@@ -174,11 +174,11 @@ def check_primary(decl, where:str="primary") -> dict:
 
 def _primary_preset(runs:pd.DataFrame, presets:dict|None) -> tuple[str|None, dict|None, str|None]:
     "The name and table of the one preset the runs were made by (their `tag`; presets default to presets.toml) that declares a primary comparison, and a note when none can be used."
-    tags = sorted(set(runs.tag.dropna())) if len(runs) else []
+    tags = list(runs.tag.dropna()) if len(runs) else []
     if presets is None:
         try: presets = load_presets()
         except (FileNotFoundError, ValueError) as e: return None, None, f"no presets to read a primary comparison from ({e})"
-    decls = {t: presets[t] for t in tags if isinstance(presets.get(t), dict) and "primary" in presets[t]}
+    decls = {n: presets[n] for n in presets_of(tags, presets, "primary", prefix=False)}
     if len(decls) > 1: return None, None, f"presets {', '.join(decls)} each declare a primary comparison, so none is primary here"
     return (*next(iter(decls.items())), None) if decls else (None, None, None)
 
