@@ -395,6 +395,7 @@ def render_report(runs_dir:str|Path="reports/runs", # folder of the runs
                   paper:str|Path|None=None, # seed-paper.json (None: $DPTIE_ASSETS/../reference/seed-paper.json)
                   template:str|Path|None=None, # the report template (default nbs/study/report.ipynb)
                   appendix_runs:str|Path|None=None, # runs shown in the appendix (the pilot's), or None
+                  appendix_preset:str|None=None, # the preset that made them: its declared selection and stop rules are judged
                   presets:str|Path|None=None, # the presets TOML whose gates and primary apply (None: nbs/study/presets.toml)
                   timeout:int=1800, # seconds a cell may run
                  ) -> dict:
@@ -406,7 +407,7 @@ def render_report(runs_dir:str|Path="reports/runs", # folder of the runs
     out.mkdir(parents=True, exist_ok=True)
     params = dict(runs_dir=str(Path(runs_dir).resolve()), bench=str(Path(bench).resolve()) if bench else None,
                   out=str(out), paper=str(Path(paper).resolve()) if paper else None,
-                  appendix_runs=str(Path(appendix_runs).resolve()) if appendix_runs else None,
+                  appendix_runs=str(Path(appendix_runs).resolve()) if appendix_runs else None, appendix_preset=appendix_preset,
                   presets=str(Path(presets).resolve()) if presets else None)
 
     executed, err = out/"report.ipynb", None
@@ -442,7 +443,8 @@ def main(argv=None):
         print("dptie report: warning: no seed-paper.json (pass --paper): the report has no comparison with the seed paper",
               file=sys.stderr)  # the kernel finds the same file itself: the notebook's parameters name no machine path
     res = render_report(runs_dir, a.bench or Path("reports")/"bench"/"bench.json", out, a.paper,
-                        appendix_runs=Path("reports")/appendix/"runs" if appendix else None, presets=a.presets)
+                        appendix_runs=Path("reports")/appendix/"runs" if appendix else None, appendix_preset=appendix,
+                        presets=a.presets)
     print(f"dptie report: {len(runs)} runs -> {shown_path(res['html'])}, {shown_path(res['md'])} ({len(res['figures'])} figures)")
     for line in answer_lines(Path(res["md"]).read_text()): print(line.replace("**", ""))   # the three answers close the console output
     if not len(runs):

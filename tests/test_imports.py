@@ -13,7 +13,7 @@ LAYERS = [
     {"definitions": ["config", "definitions"]},
     {"engine": ["rules", "batch", "bounds", "verify", "ghost", "emulations", "data", "model", "locality", "dpoptim", "private",
                 "engine", "corpus", "lm", "provenance", "evaluation", "mechanism"]},
-    {"jobs": ["warm", "train", "launch", "templates", "pretrain_config", "pretrain", "probe", "bench_grid", "bench_child", "bench_study", "bench", "sweep"], "report": ["results", "stats", "gates", "sources", "figures", "phrases", "costs", "findings", "walk", "report"]},
+    {"jobs": ["warm", "train", "launch", "templates", "pretrain_config", "pretrain", "probe", "bench_grid", "bench_child", "bench_study", "bench", "sweep"], "report": ["results", "stats", "gates", "sources", "figures", "phrases", "costs", "findings", "walk", "selection", "report"]},
     {"face": ["cli"]},
 ]
 
