@@ -5,16 +5,18 @@
 # %% ../nbs/22e_selection.ipynb #079d860c
 from __future__ import annotations
 import math
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
 
-from .results import get_key
+from .results import get_key, load_runs
+from .gates import _gate_settings, select_runs
 from .phrases import num
 
 # %% auto #0
-__all__ = ['SELECT_BY', 'SELECT_DEFAULTS', 'STOP_DEFAULTS', 'check_rules', 'threshold_baseline', 'pilot_choice', 'stop_rule',
-           'pilot_verdict']
+__all__ = ['SELECT_BY', 'SELECT_DEFAULTS', 'STOP_DEFAULTS', 'CHECK_KEYS', 'CHECK_COLUMNS', 'check_rules', 'threshold_baseline',
+           'pilot_choice', 'stop_rule', 'pilot_verdict', 'check_checks', 'checks_table']
 
 # %% ../nbs/22e_selection.ipynb #c7641a25
 SELECT_BY = {"auroc": "AUROC", "acc_median": "median-threshold accuracy", "acc": "argmax accuracy", "bal_acc": "balanced accuracy"}
@@ -85,3 +87,30 @@ def pilot_verdict(runs:pd.DataFrame, preset:dict|None, name:str="pilot") -> str:
     sel, stop = check_rules(preset or {}, name)
     if not len(runs) or not (sel or stop): return ""
     return " ".join(x for x in [_selected(runs, sel) if sel else "", _stopped(runs, stop) if stop else ""] if x)
+
+# %% ../nbs/22e_selection.ipynb #7bfdb0a2
+CHECK_KEYS = {"check", "preset", "match", "min_acc", "then", "otherwise"}
+CHECK_COLUMNS = ["check", "rule", "observed", "result", "what follows"]
+
+def check_checks(preset:dict, name:str="study") -> list[dict]:
+    "A study preset's `checks`, each with its `match` parsed as a gate's; a ValueError naming what is missing or unknown."
+    out = []
+    for i, c in enumerate(preset.get("checks") or []):
+        where = f"preset {name!r}: checks[{i}]"
+        if not isinstance(c, dict) or set(c) != CHECK_KEYS:
+            raise ValueError(f"{where} must be a table with exactly {sorted(CHECK_KEYS)}; it has {sorted(c) if isinstance(c, dict) else c!r}")
+        if not (isinstance(c["min_acc"], (int, float)) and 0 < c["min_acc"] <= 100): raise ValueError(f"{where}: min_acc={c['min_acc']!r} must be a percentage")
+        out.append({**c, "match": _gate_settings(c["match"], f"{where}: match"), "shown": c["match"]})   # shown as declared
+    return out
+
+def checks_table(preset:dict|None, reports:str|Path, name:str="study") -> pd.DataFrame:
+    "Each declared check against its runs in `reports/<its preset>/runs`: the rule, the mean dev accuracy seen, passed, failed or not run, and what follows."
+    rows = []
+    for c in check_checks(preset or {}, name):
+        d = Path(reports)/c["preset"]/"runs"
+        r = select_runs(load_runs(d)[0], c["match"]) if d.is_dir() else pd.DataFrame()
+        rule = f"`{c['preset']}` ({', '.join(f'{k}={v}' for k, v in c['shown'].items())}): mean dev accuracy ≥ {c['min_acc']:g}%"
+        if not len(r): rows.append([c["check"], rule, "no run yet", "not run", f"decided when it runs: if passed, {c['then']}"]); continue
+        ok = r.acc.mean() >= c["min_acc"]
+        rows.append([c["check"], rule, f"{num(r.acc.mean(), 1)}% (n={len(r)})", "passed" if ok else "FAILED", c["then"] if ok else c["otherwise"]])
+    return pd.DataFrame(rows, columns=CHECK_COLUMNS)
