@@ -89,9 +89,9 @@ WALK_COLUMN = "head's walk per coordinate on the other words' rows, predicted �
 NOISE_COLUMN = "logit noise of that walk, predicted → measured (nats)"
 
 def _mechanism(runs:pd.DataFrame, key:tuple) -> dict:
-    "The cross term's largest per-example share (tied), and the head's drift and its margin shift h·(D_good − D_bad), D = H − E, in nats: the noise walk's prediction → the measured shift, signal and noise together (untied), of one task, model, regime, arm, ε and variant (`runs` with their `variant`, from `with_variants`)."
+    "The cross term's largest per-example share (tied, and its emulations), and the head's drift and its margin shift h·(D_good − D_bad), D = H − E, in nats: the noise walk's prediction → the measured shift, signal and noise together (untied), of one task, model, regime, arm, ε and variant (`runs` with their `variant`, from `with_variants`)."
     g = runs[(runs.task == key[0]) & (runs.model == key[1]) & (runs.regime == key[2]) & (runs.arm == key[3]) & (runs.eps_label == key[4]) & (runs.variant == key[5])]
-    cs, d = g.cross_share_max.max() if key[3] == "tied" else math.nan, g.head_drift.mean()
+    cs, d = g.cross_share_max.max() if key[3].startswith("tied") else math.nan, g.head_drift.mean()
     pred, meas, wp, wm, nm = (g[k].mean() if k in g else math.nan for k in ("noise_predicted", "margin_shift", "walk_predicted", "walk_measured", "noise_measured"))
     return {"largest cross share": pct(cs) if np.isfinite(cs) else "–",
             "‖H − E‖/‖E₀‖": f"{num(g.head_drift0.mean(), 2)} → {num(d, 2)}" if np.isfinite(d) else "–",
