@@ -323,7 +323,7 @@ def _regime(runs:pd.DataFrame, p:pd.DataFrame, paper:dict|None, bad:list) -> lis
 def no_gates_sentence(runs:pd.DataFrame, presets:dict|None=None) -> str:
     "The conclusion's first sentence when the preset declared no gates: that nothing checks the comparison can inform, and the headroom it must be weighed against."
     H = headroom(runs, presets)
-    ref = [f"the {r.reference} {r['accuracy (%)']}" + ("" if r["accuracy (%)"] in ("not run", "no probe.json") else "%")
+    ref = [f"the {r.reference} {r['accuracy (%)']}" + ("" if r["accuracy (%)"].startswith(("not run", "no probe", "not computed")) else "%")
            + (f" ({r['what it is'].split('(')[-1]}" if r.reference.startswith("non-private") and "(" in r["what it is"] else "")
            for _, r in H.iterrows()]
     return ("**No gates were declared for these runs**, so nothing checks that the comparison can inform; weigh it against the "

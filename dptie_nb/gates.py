@@ -321,18 +321,19 @@ def gates_text(G:pd.DataFrame) -> str:
 def probe_accuracy(model:str, # a run's model name
                    regime:str="pretrained", # the runs' regime: "random" reads the probe of the architecture at random init
                    models_dir:str|Path|None=None, # where reports/models/<model>/probe.json lies (default: the project's)
+                   task:str="sst2", # the runs' task: a probe of another task is none
                   ) -> dict|None:
-    "The frozen-feature probe of `model` from `reports/models/<model>/probe.json` (`dptie probe`): its accuracies in points and the data it used; None when there is none."
+    "The frozen-feature probe of `model` on `task` from `reports/models/<model>/probe.json` (`dptie probe`): its accuracies in points and the data it used; None when there is none."
     d = Path(models_dir) if models_dir else project_models()
     p = d/model/"probe.json" if d else None
     if p is None or not p.exists(): return None
     try: rows = json.loads(p.read_text()).get("probe") or []
     except (json.JSONDecodeError, OSError, AttributeError): return None
     want = model if regime == "pretrained" else f"random:{model}"
-    r = next((r for r in rows if isinstance(r, dict) and r.get("model") == want), None)
+    r = next((r for r in rows if isinstance(r, dict) and r.get("model") == want and r.get("task", "sst2") == task), None)  # no task: SST-2's
     if r is None: return None
     pts = {k: 100 * float(r[k]) for k in ("last-token", "mean-pooled", "zero-shot", "majority") if r.get(k) is not None}
-    return dict(model=want, **pts, n_train=r.get("n_train"), n_dev=r.get("n_dev"), path=shown_path(p))
+    return dict(model=want, task=task, **pts, n_train=r.get("n_train"), n_dev=r.get("n_dev"), path=shown_path(p))
 
 # %% ../nbs/21b_gates.ipynb #0930e0b4
 HEADROOM_COLUMNS = ["reference", "what it is", "accuracy (%)", "runs"]
@@ -343,6 +344,30 @@ def _declared(p:dict|None, sel:dict) -> dict:
         if all(k in g["match"] and _same(k, g["match"][k], v) for k, v in sel.items()): return g["match"]
     return sel
 
+def _is_probe(runs:pd.DataFrame) -> np.ndarray:
+    "Which runs trained only a linear probe (`train_scope = \"probe\"`), never a control."
+    return np.asarray([_config(m).get("train_scope") == "probe" for m in runs.metrics], bool) if len(runs) else np.zeros(0, bool)
+
+def _control(runs:pd.DataFrame, lab:str, what:str, sel:dict) -> dict:
+    "One control's row: the runs that train every weight with settings `sel`, each arm's mean accuracy and its own recipe."
+    k = select_runs(runs, sel) if len(runs) else runs
+    k = k[~_is_probe(k)] if "train_scope" not in sel else k
+    arms, how = _arms(k, tuple(sel)), sorted({f"{o}, lr {l:g}" for o, l in zip(k.optimizer, k.lr)})   # its own recipe, which may not be the DP arms'
+    return {"reference": lab, "what it is": what + (f" ({'; '.join(how)})" if how else ""),
+            "accuracy (%)": "; ".join(f"{a} {_pts(g.acc.mean())}" for a, g in arms.items()) or "not run", "runs": str(len(k))}
+
+def _probes(r:pd.DataFrame, regime:str, task:str, models_dir) -> list[dict]:
+    "The frozen-feature probes of the runs' models on their task: `probe.json`'s, and the non-private runs that trained only a probe."
+    out = []
+    for m in (sorted(set(r.model.dropna())) if len(r) else []):
+        pr, k = probe_accuracy(m, regime, models_dir, task), r[_is_probe(r) & (r.model == m) & ~r.private.astype(bool)]
+        name = f"frozen-feature probe ({m}" + (")" if regime == "pretrained" else ", random init)")
+        if pr or not len(k): out.append({"reference": name, "accuracy (%)": "; ".join(f"{x} {_pts(pr[x])}" for x in ("last-token", "mean-pooled") if x in pr) if pr else f"no probe of {task}",
+                                         "what it is": "logistic regression on the frozen model's features" + (f", {pr['n_train']:,} training examples, {pr['n_dev']} dev ({pr['path']})" if pr else ""), "runs": "–"})
+        if len(k): out.append({"reference": name + ", as a run", "accuracy (%)": _pts(k.acc.mean()), "runs": str(len(k)), "what it is": "a non-private run that trains only the final layer norm "
+                               "and the untied head's label rows on frozen features (" + "; ".join(sorted({f"{o}, lr {l:g}" for o, l in zip(k.optimizer, k.lr)})) + ")"})
+    return out
+
 def headroom(runs:pd.DataFrame, # runs from `load_runs`
              presets:dict|None=None, # presets (default: presets.toml): the primary's settings pick the task and model
              models_dir:str|Path|None=None, # where the probes lie (default: the project's reports/models)
@@ -351,26 +376,14 @@ def headroom(runs:pd.DataFrame, # runs from `load_runs`
     presets = presets_or_default(presets)
     _, p = preset_of(runs, presets, "primary")
     base = gate_base(p) if p else {"task": runs.task.iloc[0]} if len(runs) else {}  # no primary: the first task, as the conclusion reads
-    r, out = select_runs(runs, base) if len(runs) else runs, []
-    for lab, what, sel in (("non-private control", "no clipping, no noise", {"epsilon": None}),
-                           ("clip-only control (σ = 0)", "clipped like the DP arms, no noise: no privacy", {"sigma": 0.0})):
-        sel = {**base, **_declared(p, sel)}   # the primary's lr is not the non-private control's own: its gate's match says which
-        k = select_runs(runs, sel) if len(runs) else runs
-        arms = _arms(k, tuple(sel))
-        how = sorted({f"{o}, lr {l:g}" for o, l in zip(k.optimizer, k.lr)}) if len(k) else []  # its own recipe, which may not be the DP arms'
-        out.append({"reference": lab, "what it is": what + (f" ({'; '.join(how)})" if how else ""),
-                    "accuracy (%)": "; ".join(f"{a} {_pts(g.acc.mean())}" for a, g in arms.items()) or "not run", "runs": str(len(k))})
-    bl = r[r.arm.isin(["tied", "untied"])].baseline.dropna() if len(r) else r   # the arms' own step-0 model, not a variant's
+    r = select_runs(runs, base) if len(runs) else runs
+    out = [_control(runs, lab, what, {**base, **_declared(p, sel)})   # the primary's lr is not the non-private control's own: its gate's match says which
+           for lab, what, sel in (("non-private control", "no clipping, no noise", {"epsilon": None}),
+                                  ("clip-only control (σ = 0)", "clipped like the DP arms, no noise: no privacy", {"sigma": 0.0}))]
+    bl = r[r.arm.isin(["tied", "untied"]) & ~_is_probe(r)].baseline.dropna() if len(r) else r   # the arms' own step-0 model, not a variant's
     out.append({"reference": "threshold-only baseline", "what it is": "the step-0 model, only its threshold moved: the label-word margin "
                 "thresholded to predict the training population's prior (never dev labels); a DP arm must beat it",
                 "accuracy (%)": _pts(float(bl.median())) + (f" (from {_pts(bl.min())} to {_pts(bl.max())})" if bl.nunique() > 1 else "") if len(bl) else "not computed (dptie baseline)",
                 "runs": "–"})
-    models = sorted(set(r.model.dropna())) if len(r) else []
     regime = base.get("regime") or (r.regime.iloc[0] if len(r) else "pretrained")
-    for m in models:
-        pr = probe_accuracy(m, regime, models_dir)
-        acc = "; ".join(f"{k} {_pts(pr[k])}" for k in ("last-token", "mean-pooled") if k in pr) if pr else "no probe.json"
-        out.append({"reference": f"frozen-feature probe ({m}" + (")" if regime == "pretrained" else ", random init)"),
-                    "what it is": "logistic regression on the frozen model's features" + (f", {pr['n_train']:,} training examples, {pr['n_dev']} dev ({pr['path']})" if pr else ""),
-                    "accuracy (%)": acc, "runs": "–"})
-    return pd.DataFrame(out, columns=HEADROOM_COLUMNS)
+    return pd.DataFrame(out + _probes(r, regime, base.get("task") or (r.task.iloc[0] if len(r) else "sst2"), models_dir), columns=HEADROOM_COLUMNS)

@@ -161,7 +161,7 @@ def probe(models:list, # model specs (names, folders, "random:NAME")
     for spec in models:
         model = load_probe_model(spec).to(device)
         r = probe_model(model, train, dev, batch_size, device, quiet=quiet)
-        rows.append({"model": spec, **{f: r[f]["accuracy"] for f in FEATURES}, "majority": r["majority"],
+        rows.append({"model": spec, "task": task, **{f: r[f]["accuracy"] for f in FEATURES}, "majority": r["majority"],
                      "n_train": r["n_train"], "n_dev": r["n_dev"], "l2_last": r["last-token"]["l2"],
                      "l2_mean": r["mean-pooled"]["l2"], "zero_shot_positive": r["zero-shot"]["predicted_positive"],
                      "seconds": r["seconds"]})
