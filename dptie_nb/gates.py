@@ -356,6 +356,7 @@ def _control(runs:pd.DataFrame, lab:str, what:str, sel:dict) -> dict:
     return {"reference": lab, "what it is": what + (f" ({'; '.join(how)})" if how else ""),
             "accuracy (%)": "; ".join(f"{a} {_pts(g.acc.mean())}" for a, g in arms.items()) or "not run", "runs": str(len(k))}
 
+# %% ../nbs/21b_gates.ipynb #ea3adad9
 def _probes(r:pd.DataFrame, regime:str, task:str, models_dir) -> list[dict]:
     "The frozen-feature probes of the runs' models on their task: `probe.json`'s, and the non-private runs that trained only a probe."
     out = []
