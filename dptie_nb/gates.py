@@ -348,12 +348,16 @@ def _is_probe(runs:pd.DataFrame) -> np.ndarray:
     "Which runs trained only a linear probe (`train_scope = \"probe\"`), never a control."
     return np.asarray([_config(m).get("train_scope") == "probe" for m in runs.metrics], bool) if len(runs) else np.zeros(0, bool)
 
+def _recipes(runs:pd.DataFrame) -> str:
+    "The optimisers and learning rates the runs trained with, e.g. \"adamw, lr 0.0001\"; empty without runs."
+    return "; ".join(sorted({f"{o}, lr {l:g}" for o, l in zip(runs.optimizer, runs.lr)}))
+
 def _control(runs:pd.DataFrame, lab:str, what:str, sel:dict) -> dict:
     "One control's row: the runs that train every weight with settings `sel`, each arm's mean accuracy and its own recipe."
     k = select_runs(runs, sel) if len(runs) else runs
     k = k[~_is_probe(k)] if "train_scope" not in sel else k
-    arms, how = _arms(k, tuple(sel)), sorted({f"{o}, lr {l:g}" for o, l in zip(k.optimizer, k.lr)})   # its own recipe, which may not be the DP arms'
-    return {"reference": lab, "what it is": what + (f" ({'; '.join(how)})" if how else ""),
+    arms, how = _arms(k, tuple(sel)), _recipes(k)   # its own recipe, which may not be the DP arms'
+    return {"reference": lab, "what it is": what + (f" ({how})" if how else ""),
             "accuracy (%)": "; ".join(f"{a} {_pts(g.acc.mean())}" for a, g in arms.items()) or "not run", "runs": str(len(k))}
 
 # %% ../nbs/21b_gates.ipynb #ea3adad9
@@ -366,7 +370,7 @@ def _probes(r:pd.DataFrame, regime:str, task:str, models_dir) -> list[dict]:
         if pr or not len(k): out.append({"reference": name, "accuracy (%)": "; ".join(f"{x} {_pts(pr[x])}" for x in ("last-token", "mean-pooled") if x in pr) if pr else f"no probe of {task}",
                                          "what it is": "logistic regression on the frozen model's features" + (f", {pr['n_train']:,} training examples, {pr['n_dev']} dev ({pr['path']})" if pr else ""), "runs": "–"})
         if len(k): out.append({"reference": name + ", as a run", "accuracy (%)": _pts(k.acc.mean()), "runs": str(len(k)), "what it is": "a non-private run that trains only the final layer norm "
-                               "and the untied head's label rows on frozen features (" + "; ".join(sorted({f"{o}, lr {l:g}" for o, l in zip(k.optimizer, k.lr)})) + ")"})
+                               "and the untied head's label rows on frozen features (" + _recipes(k) + ")"})
     return out
 
 def headroom(runs:pd.DataFrame, # runs from `load_runs`
