@@ -17,10 +17,10 @@ from .factors import sum_dtype
 from .distributed import all_gather_objects, all_reduce_, is_distributed, shard, world
 from .accountant import PrivacyLedger
 from .sampling import PoissonSampler
-from .noise import choose_key, noise_key_for, stream_seed   # noise_key_for: also here, where it was first
+from .noise import choose_key, noise_key_for, stream_seed, _mix_key   # noise_key_for: also here, where it was first
 
 # %% auto #0
-__all__ = ['VERIFY_EXAMPLES', 'CHECK_RATE', 'LATER_SINGLES', 'STATE_KEY', 'NOISE_CHUNK', 'Mechanism', 'DPOptimizer']
+__all__ = ['VERIFY_EXAMPLES', 'CHECK_RATE', 'STRICT', 'LATER_SINGLES', 'STATE_KEY', 'NOISE_CHUNK', 'Mechanism', 'DPOptimizer']
 
 # %% ../nbs/07_dpoptim.ipynb #eec52cf7
 @dataclass(frozen=True)
@@ -37,8 +37,9 @@ def _check_number(x, name:str, what:str, zero_ok:bool=False) -> float:
     return float(x)
 
 VERIFY_EXAMPLES = 16  # examples of the first micro-batch of >= 2 checked against per-example autograd
-CHECK_RATE = 0.1      # after the first, the share of steps whose first micro-batch of >= 2 is checked for locality again
-LATER_SINGLES = 4     # examples of such a later micro-batch recomputed alone
+CHECK_RATE = 0.1      # after the first, the share of steps one of whose micro-batches, chosen at random, is checked for locality again
+STRICT = 1.0          # check_rate=STRICT: a random micro-batch of every step is checked
+LATER_SINGLES = 4     # examples of such a later micro-batch, chosen at random, recomputed alone
 STATE_KEY = "dptie"   # the key of the privacy state in `DPOptimizer.state_dict()`, beside torch's 'state' and 'param_groups'
 
 # %% ../nbs/07_dpoptim.ipynb #34fbe73c
@@ -58,7 +59,7 @@ class DPOptimizer(torch.optim.Optimizer):
                  sampler:PoissonSampler|None=None,  # checked at every step: exactly one fresh draw, every drawn example once
                  ledger:PrivacyLedger|None=None,    # counts every step this optimizer takes (needs the sampler's q)
                  check_first_step:bool=True,        # check the first micro-batch of >= 2 examples against autograd, and locality later
-                 check_rate:float=CHECK_RATE,       # the share of later steps whose first micro-batch of >= 2 is checked for locality
+                 check_rate:float=CHECK_RATE,       # the share of later steps one of whose micro-batches (at random) is checked for locality; STRICT (1.0): every step
                  **clipper_kw):                     # passed to `GhostClipper` when a model is given
         sigma, ebs, self._distributed = _settings(noise_multiplier, expected_batch_size, generator, secure, noise_key, check_rate, distributed, sampler, ledger)
         self.clipper, self._own = _clipper_for(clipper_or_model, max_grad_norm, ledger, clipper_kw)
@@ -68,6 +69,7 @@ class DPOptimizer(torch.optim.Optimizer):
         self._keyed_by = 'secure' if secure else 'key' if noise_key is not None else 'generator' if generator is not None else 'os'
         self._sums, self._digests, self._examples, self._ids, self._warned_ids = {}, set(), 0, set(), False
         self._check_rate, self._check_gen, self._due, self.locality_checks = float(check_rate), np.random.default_rng(secrets.randbits(128)), False, 0
+        self._mb, self._check_at, self._sigmas, self._keys = 0, None, [sigma], [[0, self._noise_key]]   # the step's micro-batches; σs set; (from step, key)
         self._draws_seen, self._check_first, self.first_step_check = (0 if sampler is None else sampler.draws), bool(check_first_step), None
         try: self._check_same_params(ValueError); self._check_no_grads(ValueError)
         except Exception:
@@ -78,7 +80,7 @@ class DPOptimizer(torch.optim.Optimizer):
         "Drop the logical batch under way: its clipped sums, every clipped parameter's `p.grad`, its example count"
         self.optimizer.zero_grad(set_to_none=True)
         for p in self.clipper.params: p.grad = None
-        self._sums, self._digests, self._examples, self._ids = {}, set(), 0, set()
+        self._sums, self._digests, self._examples, self._ids, self._mb, self._check_at = {}, set(), 0, set(), 0, None
         self.clipper.reset_marks(); self.clipper.clear()
 
 # %% ../nbs/07_dpoptim.ipynb #b2633e69
@@ -141,6 +143,7 @@ DPOptimizer.distributed = property(lambda self: self._distributed, doc="whether 
 DPOptimizer.examples = property(lambda self: self._examples, doc="examples backpropagated in the logical batch under way (this rank)")
 DPOptimizer.noise_key = property(lambda self: self._noise_key, doc="the key of the noise streams (None when secure): whoever knows it knows the noise")
 DPOptimizer.shared_noise = property(lambda self: self._shared, doc="whether the key was given (noise_key=): runs given one key share their noise")
+DPOptimizer.noise_keys = property(lambda self: [list(k) for k in self._keys], doc="[from step, key] of every key the noise came from: the run's own, then each resume's")
 @patch(as_prop=True)
 def noise_source(self:DPOptimizer) -> str:
     "'secure' (os.urandom per stream), 'key' (a given key), 'generator' (seeded, with a fresh nonce) or 'os' (a key from os.urandom)"
@@ -174,6 +177,7 @@ def set_mechanism(self:DPOptimizer, noise_multiplier:float|None=None, max_grad_n
                            "mechanism after step() (or zero_grad()) and before the next backward")
     sigma = self.noise_multiplier if noise_multiplier is None else _check_number(noise_multiplier, "noise_multiplier", "σ", zero_ok=True)
     self._mech = Mechanism(sigma, self.max_grad_norm, self.expected_batch_size, self.sample_rate)
+    if sigma not in self._sigmas: self._sigmas.append(sigma)   # the σs this run may have counted: a saved ledger is checked against them
 @patch
 def _check_mechanism(self:DPOptimizer):
     "Fail unless what is about to run is the mechanism the ledger will count"
@@ -227,8 +231,13 @@ def _checkable(self:DPOptimizer, losses) -> bool:
 
 @patch
 def _check_due(self:DPOptimizer, losses) -> bool:
-    "Whether this micro-batch is checked: the run's first of >= 2 examples, or the first of a step drawn for a later check"
-    return self._checkable(losses) and (self.first_step_check is None or self._due)
+    "Whether this micro-batch is checked: the run's first of >= 2 examples, or, in a step drawn for a later check, the one drawn at random among its micro-batches"
+    if self._due and self._check_at is None and self.first_step_check is not None:   # the step's first micro-batch: draw which one is checked
+        n = len(self._sampler.last_batch) if self._sampler is not None and self._sampler.last_batch is not None else self.expected_batch_size
+        per = losses.numel() if isinstance(losses, Tensor) else 1
+        self._check_at = int(self._check_gen.integers(max(1, math.ceil(n / max(per, 1)))))
+    if not self._checkable(losses): return False
+    return self.first_step_check is None or (self._due and self._mb == self._check_at)
 
 @patch
 def _need_recompute(self:DPOptimizer, losses, recompute):
@@ -248,7 +257,12 @@ def backward(self:DPOptimizer,
              recompute:callable|None=None, # `recompute(pos)` -> the losses of positions `pos` of this micro-batch, in a forward of their own
              indices=None,                 # the examples' ids (e.g. indices into the data set): each at most once per step
             ) -> Tensor:                   # [B] per-example gradient norms
-    "Clip one micro-batch's per-example gradients into this optimizer's buffers (never `p.grad`); the norms"
+    """Clip one micro-batch's per-example gradients into this optimizer's buffers (never `p.grad`); the norms
+
+    The expert path: `losses` must be each example's own loss. One normalised by the batch (Hugging Face's
+    `num_items_in_batch`, a token count over the batch) lets one example move every other's clipped gradient (5.1 C
+    measured) and passes the first-step check when the normalisation carries no gradient; `recompute` re-checks it only
+    at the steps `check_rate` draws. `make_private(..., loss_fn=...)` refuses a batch that carries `num_items_in_batch`."""
     self._check_mechanism(); self._check_same_params(); self._check_no_grads()
     self._need_recompute(losses, recompute)
     ids = self._declare(indices, losses)
@@ -274,7 +288,7 @@ def backward(self:DPOptimizer,
         for pid, s in sums.items(): self._sums[pid] = self._sums[pid].add_(s) if pid in self._sums else s
     if d is not None: self._digests.add(d)
     self._ids |= ids
-    self._examples += len(losses)
+    self._examples += len(losses); self._mb += 1
     return norms
 
 # %% ../nbs/07_dpoptim.ipynb #e61a7e4b
@@ -422,7 +436,8 @@ def state_dict(self:DPOptimizer) -> dict:
                                         expected_batch_size=self.expected_batch_size, sample_rate=self.sample_rate),
                          ledger=None if self._ledger is None else self._ledger.to_dict(),
                          sampler=None if self._sampler is None else self._sampler.state_dict(),
-                         first_step_check=self.first_step_check, locality_checks=self.locality_checks)
+                         first_step_check=self.first_step_check, locality_checks=self.locality_checks,
+                         sigmas=list(self._sigmas), noise_keys=[list(k) for k in self._keys])
     return sd
 
 def _progress(sd:dict) -> bool:
@@ -442,6 +457,26 @@ def _check_restorable(self:DPOptimizer, st:dict):
     diff += [f"a {k} was saved but this optimizer has none, or the other way round" for k, v in (("ledger", self._ledger), ("sampler", self._sampler))
              if (st[k] is None) != (v is None)]
     if diff: raise ValueError(f"the saved state belongs to another mechanism: {'; '.join(diff)}. Build the optimizer as it was built")
+    _check_consistent(st, self.sample_rate)
+
+def _check_consistent(st:dict, q:float|None):
+    "Fail unless a saved privacy state agrees with itself: ledger steps = sampler position = draws = optimizer steps; every segment at this q and a σ the run set"
+    steps, bad = st["steps"], []
+    if isinstance(steps, bool) or not isinstance(steps, int) or steps < 0: bad.append(f"its step count is {steps!r}")
+    led = None if st["ledger"] is None else PrivacyLedger.from_dict(st["ledger"])
+    if led is not None and led.steps != steps: bad.append(f"its ledger counts {led.steps} step(s), its optimizer took {steps}")
+    sp = st["sampler"]
+    if sp is not None and not (sp.get("next") == sp.get("count") == steps):
+        bad.append(f"its sampler stands at step {sp.get('next')!r} after {sp.get('count')!r} draw(s), its optimizer took {steps} step(s)")
+    if led is not None and q is not None and any(sq != q for _, sq, _ in led.segments):
+        bad.append(f"its ledger counts steps at q = {sorted({sq for _, sq, _ in led.segments})}, its sampler draws at q = {q}")
+    sigmas = st.get("sigmas")   # (absent from states saved before it was recorded)
+    if led is not None and sigmas is not None and any(s not in sigmas for s, _, _ in led.segments):
+        bad.append(f"its ledger counts steps at σ = {sorted({s for s, _, _ in led.segments})}, its optimizer set only σ = {sigmas}")
+    if bad: raise ValueError(f"the saved privacy state does not agree with itself: {'; '.join(bad)}. It was edited, rewound or pieced "
+                             "together from two runs, and the ε it would report does not hold: load what state_dict() saved, "
+                             "unchanged and whole, saved between steps (an edit made to agree with itself is beyond what "
+                             "dptie can detect)")
 
 # %% ../nbs/07_dpoptim.ipynb #452bb947
 @patch
@@ -463,9 +498,20 @@ def load_state_dict(self:DPOptimizer, sd:dict):
     self.optimizer.load_state_dict({k: v for k, v in sd.items() if k != STATE_KEY})
     if self._ledger is not None: self._ledger.segments = [list(s) for s in PrivacyLedger.from_dict(st["ledger"]).segments]
     if self._sampler is not None: self._sampler.load_state_dict(st["sampler"]); self._draws_seen = self._sampler.draws
-    self._noise_key, self._shared, self._keyed_by = st["noise_key"], st["shared_noise"], st["noise_source"]
     self._mech = Mechanism(st["mechanism"]["noise_multiplier"], self.max_grad_norm, self.expected_batch_size, self.sample_rate)
     self.steps, self.first_step_check, self.locality_checks = int(st["steps"]), st["first_step_check"], int(st["locality_checks"])
+    self._sigmas = list(st.get("sigmas") or [self.noise_multiplier])
+    self._fork_key(st)
+
+@patch
+def _fork_key(self:DPOptimizer, st:dict):
+    "The key the loaded run goes on with: this optimizer's given key (the saved one: bit for bit), or the saved key mixed with a fresh nonce"
+    keys = [list(k) for k in (st.get("noise_keys") or [[0, st["noise_key"]]])]
+    if self._keyed_by == 'key': key = self._noise_key   # asked for: shared noise, the common-random-numbers warning applies
+    elif self._secure: key = None                        # every stream from os.urandom: nothing to continue
+    else: key = _mix_key(st["noise_key"], secrets.randbits(64))   # a fork of one checkpoint never repeats another's noise
+    self._noise_key, self._shared = key, self._keyed_by == 'key'
+    self._keys = keys + ([[self.steps, key]] if key != keys[-1][1] else [])
 
 # %% ../nbs/07_dpoptim.ipynb #a81028dc
 @patch

@@ -65,7 +65,7 @@ class GhostClipper:
                  max_grad_norm:float,       # clipping norm C
                  mode:str='auto',           # 'auto' (2T² < mn rule), 'ghost' or 'materialize' for every factored parameter
                  check_unseen:bool=True,    # walk the autograd graph and fail on parameter uses no hook saw
-                 verify:bool|int=False,     # check per-example gradient norms against autograd of each loss: True (all), or k (the first k)
+                 verify:bool|int=False,     # check per-example gradient norms against autograd of each loss: True (all), or k (the first k). Norms only: a loss normalised by a batch statistic passes it (one neighbour then moves the sum by up to B·C; 9.7 C measured): DPOptimizer(recompute=) checks locality
                  verify_rtol:float|None=None,  # tolerance of `verify` (default 1e-8 in float64, 1e-4 in float32)
                  input_embeddings:nn.Module|None=None,   # uses reported as 'embed_in' (default `model.get_input_embeddings()`)
                  output_embeddings:nn.Module|None=None,  # uses reported as 'embed_out' (default `model.get_output_embeddings()`)

@@ -5,6 +5,8 @@
 # %% ../nbs/08_private.ipynb #f580e037
 from __future__ import annotations
 import math, warnings
+from collections import Counter
+from collections.abc import Mapping
 from dataclasses import asdict, dataclass
 import numpy as np
 import torch, torch.nn as nn
@@ -17,7 +19,8 @@ from .ghost import check_materialised
 from fastcore.basics import patch
 
 # %% auto #0
-__all__ = ['SEEDED_WARNING', 'SHARED_WARNING', 'PrivatePlan', 'private_plan', 'PrivateTraining', 'make_private']
+__all__ = ['SEEDED_WARNING', 'SHARED_WARNING', 'PrivatePlan', 'private_plan', 'PrivateTraining', 'shared_parameters', 'describe',
+           'make_private']
 
 # %% ../nbs/08_private.ipynb #10069a9d
 @dataclass(frozen=True)
@@ -49,6 +52,7 @@ class PrivateTraining:
     "What `make_private` returns: the DP optimizer, its Poisson sampler and ledger, the plan; with a `loss_fn`, the loop's `step()`"
     optimizer: DPOptimizer; sampler: PoissonSampler; ledger: PrivacyLedger; plan: PrivatePlan
     data: object = None; loss_fn: object = None; collate_fn: object = None; micro_batch_size: int|None = None
+    group: int = 1   # the largest number of times one record is in `data` (repeats="group" or an int): ε is a group's of this size
     steps = property(lambda self: self.plan.steps, doc="the planned steps")
     delta = property(lambda self: self.plan.delta, doc="δ")
     accountant = property(lambda self: self.plan.accountant, doc="the accountant that calibrated σ")
@@ -59,12 +63,19 @@ class PrivateTraining:
     next_step = property(lambda self: self.sampler._draws.next, doc="the step whose batch comes next")
     done = property(lambda self: self.next_step >= self.plan.steps, doc="whether every planned step was drawn")
     def epsilon(self, method:str|None=None) -> float:
-        "ε spent so far (by the calibrating accountant unless `method` is given); ∞ for a clipper that is no DP mechanism"
+        "ε spent so far (by the calibrating accountant unless `method` is given); ∞ for a clipper that is no DP mechanism; for a group of `group` records when data repeats them"
         if not self.optimizer.clipper.private: return math.inf
-        return self.ledger.epsilon(self.delta, method or self.accountant)
+        return self.group * self.ledger.epsilon(self.delta, method or self.accountant)   # group privacy: k·ε at δ_k = k·e^((k-1)ε)·δ
+    def group_delta(self, method:str|None=None) -> float:
+        "δ at which `epsilon()` holds: δ itself, or k·e^((k−1)ε₁)·δ for a group of k records (ε₁ one record's)"
+        k = self.group
+        return self.delta if k == 1 else min(1.0, k * math.exp((k - 1) * self.epsilon(method) / k) * self.delta)
     def batches(self):
         "The planned steps' Poisson batches, one fresh draw each: `for idx in priv.batches(): ...; priv.optimizer.step()`"
         for step in range(self.next_step, self.plan.steps): yield self.sampler.batch(step)
+    def __repr__(self) -> str:
+        "A few lines: N, q, steps, σ, C, δ; target and spent ε by both accountants; the noise's source; the shared parameters"
+        return describe(self)
     def state_dict(self) -> dict:
         "The plan and the optimizer's state (inner state, ledger, sampler position, noise key): what a resume needs besides the weights"
         return dict(plan=asdict(self.plan), optimizer=self.optimizer.state_dict())
@@ -74,14 +85,48 @@ class PrivateTraining:
             raise ValueError("not a PrivateTraining state: pass what PrivateTraining.state_dict() returned")
         diff = [f"{k} {v!r} (saved) vs {asdict(self.plan)[k]!r} (here)" for k, v in sd["plan"].items() if asdict(self.plan).get(k) != v]
         if diff: raise ValueError(f"the saved run had another plan: {'; '.join(diff)}. Call make_private with the arguments it was made with")
+        st = sd["optimizer"].get("dptie") if isinstance(sd["optimizer"], dict) else None
+        sig = (st or {}).get("sigmas")
+        if sig is not None and sig[0] != self.plan.noise_multiplier:
+            raise ValueError(f"the saved privacy state began at σ = {sig[0]}, its plan at σ = {self.plan.noise_multiplier}: it "
+                             "was edited or comes from another run. Load what state_dict() saved, unchanged")
         self.optimizer.load_state_dict(sd["optimizer"])
 
 
 
+# %% ../nbs/08_private.ipynb #43d8d78a
+def shared_parameters(model:nn.Module) -> list[list[str]]:
+    "The names of every trainable parameter registered under more than one name (a tied embedding and LM head): one list per matrix"
+    by = {}
+    for n, p in model.named_parameters(remove_duplicate=False):
+        if p.requires_grad: by.setdefault(id(p), []).append(n)
+    return [ns for ns in by.values() if len(ns) > 1]
+
+def describe(priv:PrivateTraining) -> str:
+    "What `repr(priv)` prints: the plan, ε target and spent by both accountants, the noise's source, the matrices clipped as one"
+    p, o = priv.plan, priv.optimizer
+    spent = {m: priv.epsilon(m) for m in ("prv", "rdp")}
+    src = {"secure": "secure: noise and batches from the OS's entropy (a release)",
+           "key": "a given noise_key: shared with every run given it (common random numbers; each run's ε holds alone)",
+           "generator": "seeded research run: batches from the seed, noise key from the seed and a fresh nonce",
+           "os": "noise key from the OS, batches seeded"}[o.noise_source]
+    tied = shared_parameters(o.clipper.model)
+    lines = [f"PrivateTraining(N={p.n:,}, q={p.q:.4g} (expected batch {p.q * p.n:.4g}), steps {priv.next_step}/{p.steps}, "
+             f"σ={o.noise_multiplier:.4g} ({p.accountant}-calibrated), C={o.max_grad_norm:g}, δ={p.delta:.3g})",
+             f"  ε: target {p.target_epsilon:g}; spent {spent['prv']:.3f} (PRV), {spent['rdp']:.3f} (RDP)" +
+             (f", for a group of {priv.group} (δ {priv.group_delta():.3g})" if priv.group > 1 else ""),
+             f"  noise: {src}",
+             "  shared parameters, each one matrix clipped by its exact norm: " +
+             ("; ".join(" = ".join(ns) for ns in tied) if tied else "none found (an untied model, or sharing not by name)")]
+    if priv.loss_fn is not None:
+        lines.append(f"  loop: loss_fn={getattr(priv.loss_fn, '__name__', type(priv.loss_fn).__name__)}, data: "
+                     f"{type(priv.data).__name__} of {len(priv.data):,}, micro-batches of {priv.micro_batch_size or 'the whole batch'}")
+    return "\n".join(lines)
+
 # %% ../nbs/08_private.ipynb #6ea17d04
 @patch
 def step(self:PrivateTraining) -> float|None:
-    "One DP step of the recommended loop: the next Poisson batch through `loss_fn` in micro-batches, noised, applied; its mean loss (un-noised: ε does not cover it)"
+    "One DP step of the recommended loop: the next Poisson batch through `loss_fn` in micro-batches, noised, applied; a research run's mean loss (un-noised, outside ε), a release's None"
     if self.loss_fn is None:
         raise RuntimeError("step() runs the loop of make_private(..., loss_fn=...); without a loss_fn, draw priv.batches() "
                            "and call priv.optimizer.backward(losses, recompute=...) and priv.optimizer.step() yourself")
@@ -91,13 +136,19 @@ def step(self:PrivateTraining) -> float|None:
     for s in range(0, len(idx), mb):
         part = idx[s:s + mb]
         batch = lambda pos, part=part: self.collate_fn([self.data[int(i)] for i in part[np.asarray(pos)]])
-        losses = self.loss_fn(model, batch(np.arange(len(part))))
+        whole = batch(np.arange(len(part)))
+        if isinstance(whole, Mapping) and "num_items_in_batch" in whole:
+            raise ValueError("the batch holds 'num_items_in_batch': Hugging Face divides each example's loss by the batch's "
+                             "token count with it, so one example moves every other's clipped gradient (measured: 5.1 C). "
+                             "Drop it from collate_fn and reduce each example by its own tokens in loss_fn")
+        losses = self.loss_fn(model, whole)
         if not (isinstance(losses, Tensor) and tuple(losses.shape) == (len(part),)):
             raise ValueError(f"loss_fn(model, batch) must return one loss per example, a tensor of shape [{len(part)}]; got "
                              f"{tuple(losses.shape) if isinstance(losses, Tensor) else type(losses).__name__}")
         opt.backward(losses, recompute=lambda pos, batch=batch: self.loss_fn(model, batch(pos)), indices=part)
         tot += float(losses.detach().double().sum())
     opt.step()
+    if opt.secure: return None   # a release returns nothing private: its mean loss is un-noised (log priv.epsilon() instead)
     return tot / len(idx) if len(idx) else None
 
 # %% ../nbs/08_private.ipynb #195e0c8d
@@ -130,6 +181,36 @@ def _release_or_research(seed, secure, noise_key) -> bool:
     if noise_key is not None: warnings.warn(SHARED_WARNING, stacklevel=3)
     return secure
 
+# %% ../nbs/08_private.ipynb #130b5622
+def _check_micro(mb):
+    "Refuse a micro-batch size that is not a positive integer (None: the whole batch)"
+    if mb is not None and (isinstance(mb, bool) or not isinstance(mb, (int, np.integer)) or mb < 1):
+        raise ValueError(f"micro_batch_size={mb!r}: pass a whole number of examples >= 1 (e.g. 64), or None for the whole batch")
+
+def _repeats(data) -> Counter:
+    "How often each record occurs in `data`, where that can be seen: ids (numbers, strings) by value, other records by identity"
+    if isinstance(data, Tensor): data = data.tolist() if data.dim() == 1 else None
+    elif isinstance(data, np.ndarray): data = data.tolist() if data.ndim == 1 else None
+    if not isinstance(data, (list, tuple)): return Counter()   # a Dataset, or a size: nothing to see (declare repeats=k)
+    scalar = lambda r: isinstance(r, (int, str, bytes, np.integer))
+    return Counter(r if scalar(r) else ("id", id(r)) for r in data)
+
+def _group_size(data, repeats) -> int:
+    "The group ε must cover: 1, or the largest count of one record (repeats='group'), or a declared k at least that; refuses visible repeats by default"
+    seen = _repeats(data)
+    k, where = max(seen.values(), default=1), [r for r, c in seen.most_common(3) if c > 1]
+    if repeats == "refuse":
+        if k > 1: raise ValueError(f"data lists a record up to {k} times (e.g. {[r if not isinstance(r, tuple) else 'the same object' for r in where]}): "
+                                   "each copy is sampled and clipped as its own example, so that record is in about k·q of the batches "
+                                   f"and moves a step by up to {k}·C, and ε holds only for a group of {k}. Deduplicate data, or "
+                                   "pass repeats='group' (ε reported for a group of the largest count, by group privacy)")
+        return 1
+    if repeats == "group": return k
+    if isinstance(repeats, bool) or not isinstance(repeats, (int, np.integer)) or repeats < 1:
+        raise ValueError(f"repeats={repeats!r}: 'refuse' (the default), 'group', or the largest number of times a record occurs (an integer >= 1)")
+    if repeats < k: raise ValueError(f"repeats={repeats} but data lists a record {k} times: declare at least {k}")
+    return int(repeats)
+
 # %% ../nbs/08_private.ipynb #43f3495a
 def make_private(model:nn.Module, # the model to train (its trainable parameters are clipped)
                  optimizer:torch.optim.Optimizer, # the inner optimizer over the model's trainable parameters
@@ -146,14 +227,19 @@ def make_private(model:nn.Module, # the model to train (its trainable parameters
                  loss_fn=None, # loss_fn(model, batch) -> [B] per-example losses: then priv.step() runs the loop (recommended)
                  collate_fn=None, # list of data[i] -> the batch loss_fn takes (default: torch's default_collate)
                  micro_batch_size:int|None=None, # examples per backward in priv.step() (None: the whole batch)
+                 repeats:str|int="refuse", # records listed more than once in data: "refuse", "group" (ε for a group of the largest count k), or k declared
                  **kw) -> PrivateTraining: # `DPOptimizer`/`GhostClipper` options (check_first_step, mode, exact_sums, ...)
     """σ for a target ε, and the run that spends it: DP optimizer, Poisson sampler, ledger and noise key in one object (secure unless a seed is given)
 
     The recommended loop: `priv = make_private(model, opt, train_set, 256, 3, 3.0, loss_fn=per_example_loss)`, then
     `while not priv.done: priv.step()`. Save with `torch.save(dict(model=model.state_dict(), private=priv.state_dict()), f)`;
     resume with the same `make_private(...)`, then `model.load_state_dict(s["model"]); priv.load_state_dict(s["private"])`."""
-    check_materialised(model); _no_emulation(kw)
+    check_materialised(model); _no_emulation(kw); _check_micro(micro_batch_size)
     secure = _release_or_research(seed, secure, noise_key)
+    if isinstance(data, Mapping):
+        raise ValueError(f"data is a mapping (keys {list(data)[:3]}): its len() is the number of keys, not of examples. Pass a "
+                         "sequence of records (a list, a torch Dataset such as TensorDataset(*tensors)) or the number N")
+    group = _group_size(data, repeats)
     n = len(data) if hasattr(data, "__len__") else data
     if loss_fn is not None and not (hasattr(data, "__len__") and hasattr(data, "__getitem__")):
         raise ValueError("make_private(..., loss_fn=...) draws its batches from data itself: pass the training set (len and "
@@ -164,4 +250,4 @@ def make_private(model:nn.Module, # the model to train (its trainable parameters
     opt = DPOptimizer(optimizer, model, plan.noise_multiplier, max_grad_norm, expected_batch_size=plan.q * plan.n,
                       generator=gen, secure=secure, noise_key=noise_key, sampler=sampler, ledger=ledger, **kw)
     return PrivateTraining(opt, sampler, ledger, plan, data if loss_fn is not None else None, loss_fn,
-                           collate_fn or default_collate, micro_batch_size)
+                           collate_fn or default_collate, micro_batch_size, group)

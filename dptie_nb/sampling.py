@@ -88,7 +88,12 @@ def poisson_plan(n:int, # examples in the sampling population N
                  batch_size:float, # expected batch size qN
                  epochs:float, # passes over the data
                 ) -> tuple[float, int]:
-    "The sample rate q = B/N (at most 1) and the number of DP steps, epochs/q rounded (at least 1)"
+    "The sample rate q = B/N (at most 1) and the number of DP steps, epochs/q rounded (at least 1); refuses what is not a size"
+    if isinstance(n, bool) or not isinstance(n, (int, np.integer)) or n < 1:
+        raise ValueError(f"N={n!r}: the sampling population is an integer >= 1 (the training set's size)")
+    for name, v, what in (("batch_size", batch_size, "the expected batch size q·N, e.g. 256"), ("epochs", epochs, "passes over the data, e.g. 3")):
+        if isinstance(v, bool) or not isinstance(v, (int, float, np.integer, np.floating)) or not (math.isfinite(v) and v > 0):
+            raise ValueError(f"{name}={v!r}: pass a finite number > 0 ({what})")
     q = min(1.0, batch_size / n)
     return q, max(1, int(round(epochs / q)))
 

@@ -72,12 +72,12 @@ def make_optimizer(cfg:RunConfig, params):
 # %% ../nbs/17_train.ipynb #d90234bf
 CHECKPOINT_FORMAT = 2  # 2: a dptie run's privacy state is its PrivateTraining's state_dict (ledger, sampler position, noise key)
 
-def save_checkpoint(path:Path, step:int, model, private:dict, m:dict, step_times:list):
+def save_checkpoint(path:Path, step:int, model, private:dict, m:dict, step_times:list, train_time_s:float=0.0):
     "Write a resumable checkpoint atomically (temporary file, then rename); `private`: `_private_state` of the run"
     state = dict(format=CHECKPOINT_FORMAT, step=step, model=model.state_dict(), private=private, torch_rng=torch.get_rng_state(),
                  config=json.dumps(m["config"], sort_keys=True), history=json.dumps(m["history"], default=jsonable),
                  evals=json.dumps(m["evals"], default=jsonable), step_times=list(map(float, step_times)),
-                 verified=json.dumps(m["privacy"].get("first_step_verified")))
+                 verified=json.dumps(m["privacy"].get("first_step_verified")), train_time_s=float(train_time_s))
     tmp = path.with_name(f".{path.name}.tmp{os.getpid()}")
     torch.save(state, tmp); os.replace(tmp, path)
 
@@ -131,6 +131,7 @@ class _Run:
     e0: object = None; dev_correct: dict|None = None  # an untied run's E₀; the final evaluation's right answers
     prior: float|None = None  # the training population's label-1 share: acc_prior's threshold
     adam_eps: float|None = None  # the preconditioned clip-only control's eps (σC/B)
+    t0: float = 0.0; time_before: float = 0.0  # this segment's start; the seconds earlier segments trained (from the checkpoint)
 
 # %% ../nbs/17_train.ipynb #a7e01b01
 def _load(cfg:RunConfig, data) -> tuple:
@@ -231,8 +232,9 @@ def _private_state(r:_Run) -> dict:
 def _restore_private(r:_Run, st:dict):
     "Restore `_private_state` into a freshly prepared run"
     if r.priv is not None:
-        r.priv.load_state_dict(st["run"]); r.key = r.priv.noise_key   # the key the run began with, not a new nonce's
-        if r.key is not None: r.m["privacy"]["noise_key"] = r.key
+        r.priv.load_state_dict(st["run"]); r.key = r.priv.noise_key   # noise='common': the seed's key; 'fresh': the saved key and a new nonce
+        keys = r.priv.optimizer.noise_keys
+        if r.key is not None: r.m["privacy"].update(noise_key=keys[0][1], noise_keys=keys)   # the key it began with, and each resume's
         return
     r.opt.load_state_dict(st["optimizer"])
     if r.gen is not None: r.gen.set_state(st["noise_rng"])
@@ -245,7 +247,7 @@ def _resume(r:_Run):
         st = load_checkpoint(r.ck, r.cfg)
         r.model.load_state_dict(st["model"]); _restore_private(r, st["private"]); torch.set_rng_state(st["torch_rng"])
         r.m.update(history=json.loads(st["history"]), evals=json.loads(st["evals"]), resumed_from_step=st["step"])
-        r.step_times, r.start = list(st["step_times"]), st["step"]
+        r.step_times, r.start, r.time_before = list(st["step_times"]), st["step"], float(st.get("train_time_s", 0.0))
         if (v := json.loads(st.get("verified") or "null")):  # checked before the interruption: not again, so the
             r.m["privacy"]["first_step_verified"] = v        # resumed run cuts its micro-batches as the straight run did
             if r.priv is None and hasattr(r.engine, "verify_next"): r.engine.verify_next = False   # (a dptie run's state says so itself)
@@ -330,7 +332,7 @@ def _finish(r:_Run, t0:float):
     ev = r.m["evals"][-1]; _warm_after(r)   # (again: a resumed run's step-0 evaluation came from its checkpoint)
     r.m["final"] = dict(dev_acc=ev["acc"], dev_loss=ev["loss"], **{f"dev_{k}": ev.get(k) for k in EVAL_FIELDS},
                         dev_correct=r.dev_correct, steps=r.steps, **_baseline(r.m["evals"]),
-                        train_time_s=time.time() - t0, mean_step_time_s=float(np.mean(r.step_times)),
+                        train_time_s=r.time_before + time.time() - t0, mean_step_time_s=float(np.mean(r.step_times)),   # every segment's
                         median_step_time_s=float(np.median(r.step_times)), peak_memory_mb=peak_memory_mb(cfg.device),
                         params_sha256=params_sha256(r.model))
     if r.e0 is not None: r.m["final"]["head_shift"] = head_shift(r.model, r.e0, r.dev, device=cfg.device,   # from the weights, on the evaluated split
@@ -365,7 +367,7 @@ def train(cfg:RunConfig, # the run
     if out is not None and not overwrite: refuse_finished(out)
     if cfg.num_threads: torch.set_num_threads(cfg.num_threads)
     r = _prepare(cfg, out, data, noise_key)
-    r.m = _metrics(r)
+    r.m, r.t0 = _metrics(r), t0
     write = (lambda: atomic_write_json(r.out/"metrics.json", r.m)) if r.out and r.rank == 0 else (lambda: None)
     _resume(r)
     bar = _progress(r.steps, progress and r.rank == 0, cfg.run_id())
@@ -399,7 +401,7 @@ def _loop(r:_Run, write, bar):
         if at_eval or last: _evaluate(r, step + 1, last)
         if at_eval or last or (step + 1) % log_k == 0: write()   # each logged step too: a sweep's progress line reads it
         if r.ck is not None and r.rank == 0 and (step + 1) % cfg.checkpoint_every == 0 and not last:
-            save_checkpoint(r.ck, step + 1, r.model, _private_state(r), r.m, r.step_times)
+            save_checkpoint(r.ck, step + 1, r.model, _private_state(r), r.m, r.step_times, r.time_before + time.time() - r.t0)
         bar.update(1)
     bar.close()
 
