@@ -81,8 +81,9 @@ def memory_answer(bench:pd.DataFrame|None) -> str:
     m, t = _ratios(R, 0, "memory"), _ratios(R, 0, "time")
     if not m: return say("ans.memory.none")
     dev = sorted(set((bench[bench.status == "ok"].device.astype(str))))
-    what = "GPU memory (max allocated)" if dev and all(d.startswith("cuda") for d in dev) else "CPU process memory (peak RSS)"
-    return say("ans.memory", m=m, t=t, n=len(m), what=what)
+    gpu = bool(dev) and all(d.startswith("cuda") for d in dev)
+    what = "GPU memory (max allocated)" if gpu else "CPU process memory (peak RSS)"
+    return say("ans.memory", m=m, t=t, n=len(m), what=what, gpu="" if gpu else say("ans.memory.gpu"))
 
 def cost_sentences(bench:pd.DataFrame|None, paper:dict|None=None) -> list[str]:
     "The cost of exact tied clipping, like for like: against per-example clipping of the same tied model (beside the paper's figure), then against our untied model (a different question), then the cross term's own phase."

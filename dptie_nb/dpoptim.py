@@ -5,6 +5,7 @@
 # %% ../nbs/07_dpoptim.ipynb #a2fb1ba3
 from __future__ import annotations
 import hashlib, math, os, secrets, warnings
+from collections import OrderedDict
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 import numpy as np
@@ -62,6 +63,9 @@ class DPOptimizer(torch.optim.Optimizer):
                  check_rate:float=CHECK_RATE,       # the share of later steps one of whose micro-batches (at random) is checked for locality; STRICT (1.0): every step
                  **clipper_kw):                     # passed to `GhostClipper` when a model is given
         sigma, ebs, self._distributed = _settings(noise_multiplier, expected_batch_size, generator, secure, noise_key, check_rate, distributed, sampler, ledger)
+        for k in ("step_pre", "step_post", "state_dict_pre", "state_dict_post", "load_state_dict_pre", "load_state_dict_post"):
+            setattr(self, f"_optimizer_{k}_hooks", OrderedDict())   # torch's Optimizer machinery, without groups of its own
+        self._patch_step_function()                                  # (Optimizer.__init__ would build them): step hooks run
         self.clipper, self._own = _clipper_for(clipper_or_model, max_grad_norm, ledger, clipper_kw)
         self._mech = Mechanism(sigma, self.clipper.max_grad_norm, ebs, None if sampler is None else float(sampler.q))
         self.optimizer, self._generator, self._secure, self._sampler, self._ledger = optimizer, generator, bool(secure), sampler, ledger

@@ -27,7 +27,8 @@ __all__ = ['METRICS', 'QUESTIONS', 'PAIRED_NOISE_SINCE', 'CONCLUSION_WORDS', 'CO
            'pairs_summary', 'learning_brief', 'norm_brief', 'noise_sentence', 'norms_brief', 'privacy_conclusions',
            'privacy_brief', 'caveat_rows', 'caveats', 'conclusions', 'control_summary', 'noise_paired', 'pairing',
            'gap_differences', 'sign_test', 'no_gates_sentence', 'mechanism_summary', 'conclusion', 'conclusion_split',
-           'conclusion_brief', 'conclusion_rest', 'accuracy_answer', 'privacy_answer', 'answers', 'goal_check']
+           'conclusion_brief', 'conclusion_rest', 'disagreement', 'accuracy_answer', 'privacy_answer', 'answers',
+           'goal_check']
 
 # %% ../nbs/22d_findings.ipynb #b5ebf167
 METRICS = {"acc": ("Dev accuracy", "points", 1, True), "dev_loss": ("Dev loss (lower is better)", "nats", 3, False)}  # name, unit, digits, higher is better
@@ -396,6 +397,18 @@ def conclusion_rest(runs:pd.DataFrame, bench:pd.DataFrame|None=None, paper:dict|
 # %% ../nbs/22d_findings.ipynb #57d4492c
 LEARNT_AUROC = 0.02  # the primary's mean AUROC must rise this much from step 0 before an accuracy gap can say anything about tying
 
+def disagreement(arms:pd.DataFrame, # the primary's runs: its two arms (`arm`), seeds, and `correct` (each dev example's right answer)
+                 other:str, # the arm compared with "tied"
+                ) -> dict|None:
+    "Dev predictions on which the arms differ, per paired seed, and on which seed 0 and each other seed of the tied arm differ; None without per-example records"
+    have = arms[arms.correct.map(lambda c: c is not None)] if "correct" in arms else arms.iloc[:0]
+    by = {(a, int(s)): np.asarray(c) for a, s, c in zip(have.arm, have.seed, have.correct)}
+    pair = [int((by["tied", s] != by[other, s]).sum()) for a, s in sorted(by) if a == "tied" and (other, s) in by]
+    seeds = sorted(s for a, s in by if a == "tied")
+    cross = [int((by["tied", seeds[0]] != by["tied", s]).sum()) for s in seeds[1:]]
+    if not pair or not cross or len({len(c) for c in by.values()}) != 1: return None
+    return dict(arm=pair, seed=cross, n=len(next(iter(by.values()))))
+
 def accuracy_answer(runs:pd.DataFrame, paper:dict|None=None, presets:dict|None=None, C:pd.DataFrame|None=None) -> str:
     "Accuracy in one sentence: no evidence when the gates fail or DP did not move the features, else the primary's gap; and the paper's own evidence"
     T = paper_gap_tests(paper)
@@ -416,6 +429,10 @@ def accuracy_answer(runs:pd.DataFrame, paper:dict|None=None, presets:dict|None=N
     below = [a for a in ("tied", d.arm) if len(bl) and float(arms[arms.arm == a].acc.mean()) < float(bl.median())]
     if below: return say("ans.acc.below", arms=" and ".join(below) + (" arms" if len(below) > 1 else " arm"), b=float(bl.median()), paper=theirs)
     if bad and unrun_gates(G): return say("ans.acc.gates_open", gates=gates_text(G), paper=theirs)
+    dis = disagreement(arms, d.arm)
+    if bad and dis is not None and max(dis["arm"]) < min(dis["seed"]):   # the arms differ less than two seeds of one arm: one algorithm here
+        return say("ans.acc.coincide", B=int(round(float(arms.batch_size.median()))), S=int(arms.steps.median()), n=dis["n"],
+                   arm=dis["arm"], seed=dis["seed"], k=len(bad), gates="; ".join(bad), paper=theirs)
     if bad: return say("ans.acc.gates", k=len(bad), gates="; ".join(bad), paper=theirs)
     return say("ans.acc.primary", arm=d.arm[:1].upper() + d.arm[1:], diff=d["diff"], ci=(d.lo, d.hi), n=d.n, verdict=comparison_verdict(d, C.attrs["margin"], short=True), paper=theirs)
 
@@ -429,7 +446,8 @@ def privacy_answer(runs:pd.DataFrame, presets:dict|None=None, C:pd.DataFrame|Non
     r = runs[runs.setting == p.setting.iloc[0]] if len(p) else runs[runs.private & ~unclaimed(runs)]
     r = r[r.private & ~unclaimed(r)] if len(r) else r
     if not len(r): return say("ans.privacy.none")
-    return say("ans.privacy", prv=sorted({round(float(x), 2) for x in r.eps_prv.dropna()}), sigma=sorted({round(float(s), 3) for s in r.sigma.dropna()}))
+    return say("ans.privacy", prv=sorted({round(float(x), 2) for x in r.eps_prv.dropna()}), rdp=sorted({round(float(x), 2) for x in r.eps_rdp.dropna()}),
+               sigma=sorted({round(float(s), 3) for s in r.sigma.dropna()}))
 
 def answers(runs:pd.DataFrame, bench:pd.DataFrame|None=None, paper:dict|None=None, presets:dict|None=None) -> str:
     "The report's and the README's three one-line answers, Memory, Accuracy and Privacy cost, as markdown lines"

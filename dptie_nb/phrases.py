@@ -98,7 +98,7 @@ class Table:
 STYLES = {  # the format specs a phrase may use besides Python's; '.N' after a name passes N digits
     "signed": signed, "ci": lambda v, nd=1: ci_text(*v, nd), "pct": pct, "±pct": lambda v: pct(v, signed=True),
     "±pcts": lambda v: ", ".join(pct(x, signed=True) for x in v), "vals": values_text, "list": lambda v: ", ".join(map(str, v)),
-    "span": span_text, "span%": lambda v: span_text(v, 0, True), "less": lambda v: span_text([1 - x for x in v], 0, True),
+    "span": span_text, "span%": lambda v: span_text(v, 0, True), "count": lambda v: span_text(v, 0), "less": lambda v: span_text([1 - x for x in v], 0, True),
     "cell": cell_text, "pl": lambda n: "" if n == 1 else "s", "p": lambda p: "p < 0.001" if p < 0.001 else f"p = {p:.2g}", "eps": eps_text,
     "paren": lambda v: f" ({', '.join(v)})" if len(v) else ""}
 
@@ -174,7 +174,8 @@ PHRASES |= {  # (a') below accuracy; (c) memory and time per step
 # %% ../nbs/22a_phrases.ipynb #c2f3fad6
 PHRASES |= {  # the three answers
     "ans.memory": "Exact ghost clipping of the tied model used {m:span}× the {what} of the same engine on the untied model "
-                  "({t:span}× the time) in the {n} benchmarked configuration{n:pl}, so tying costs no memory when the tied matrix is clipped exactly.",
+                  "({t:span}× the time) in the {n} benchmarked configuration{n:pl}, so tying costs no memory when the tied matrix is clipped exactly.{gpu}",
+    "ans.memory.gpu": " The paper's claim is about GPU memory, which is not measured yet (no GPU was lent).",
     "ans.memory.none": "Not measured: the benchmark has no configuration where both the tied and the untied model ran.",
     "ans.paper": " The paper's own evidence: {k} of its {n} gaps under DP {verb} Holm's correction.",
     "ans.acc.none": "No runs, so no evidence.{paper}", "ans.acc.noprimary": "No primary comparison was declared, so no answer.{paper}",
@@ -185,9 +186,12 @@ PHRASES |= {  # the three answers
     "ans.acc.below": "No evidence either way: the {arms} ended below the threshold-only baseline ({b:.1f}%: the step-0 model, only "
                      "its threshold moved), so DP taught it nothing a threshold does not.{paper}",
     "ans.acc.gates": "No evidence either way: {k} declared gate{k:pl} failed ({gates}).{paper}",
+    "ans.acc.coincide": "No evidence either way in this regime (B = {B:,}, {S} steps): the two algorithms coincide, tied and untied "
+                        "differing on {arm:count} of {n} dev predictions per seed against {seed:count} for two seeds of one arm, "
+                        "and {k} declared gate{k:pl} failed ({gates}).{paper}",
     "ans.acc.gates_open": "No evidence either way yet: of the declared gates, {gates}.{paper}",
     "ans.acc.primary": "{arm} − tied = {diff:signed} points (95% CI {ci:ci}, {n} paired seeds): {verdict}.{paper}",
-    "ans.privacy": "None from tying: both arms are clipped to C exactly and spent the same ε = {prv:vals} (PRV) at σ = {sigma:vals}.",
+    "ans.privacy": "None from tying: both arms are clipped to C exactly and spent the same ε = {prv:vals} (PRV), {rdp:vals} by RDP (the paper's accountant), at σ = {sigma:vals}.",
     "ans.privacy.none": "No private run, so nothing spent.",
 }
 
