@@ -21,7 +21,8 @@ from .sampling import PoissonSampler
 from .noise import choose_key, noise_key_for, stream_seed, _mix_key   # noise_key_for: also here, where it was first
 
 # %% auto #0
-__all__ = ['VERIFY_EXAMPLES', 'CHECK_RATE', 'STRICT', 'LATER_SINGLES', 'STATE_KEY', 'NOISE_CHUNK', 'Mechanism', 'DPOptimizer']
+__all__ = ['VERIFY_EXAMPLES', 'CHECK_RATE', 'CHECK_SHARE', 'CHECK_COST', 'STRICT', 'LATER_SINGLES', 'STATE_KEY', 'NOISE_CHUNK',
+           'Mechanism', 'check_rate_for', 'DPOptimizer']
 
 # %% ../nbs/07_dpoptim.ipynb #eec52cf7
 @dataclass(frozen=True)
@@ -38,9 +39,15 @@ def _check_number(x, name:str, what:str, zero_ok:bool=False) -> float:
     return float(x)
 
 VERIFY_EXAMPLES = 16  # examples of the first micro-batch of >= 2 checked against per-example autograd
-CHECK_RATE = 0.1      # after the first, the share of steps one of whose micro-batches, chosen at random, is checked for locality again
+CHECK_RATE = "auto"   # after the first, the share of steps one of whose micro-batches, chosen at random, is checked for locality again: "auto" or a number
+CHECK_SHARE = 0.1     # "auto": the share of the step's time the later checks may take, on average
+CHECK_COST = 0.35     # a check's time over one micro-batch's forward and backward (measured: 0.26-0.33, dptie-mini-reviews, B = 64, T = 64)
 STRICT = 1.0          # check_rate=STRICT: a random micro-batch of every step is checked
 LATER_SINGLES = 4     # examples of such a later micro-batch, chosen at random, recomputed alone
+def check_rate_for(micro_batches:int) -> float:
+    "The 'auto' check rate for steps of `micro_batches` micro-batches: the highest whose expected cost is CHECK_SHARE of the step, at most 1"
+    return min(1.0, CHECK_SHARE * max(int(micro_batches), 1) / CHECK_COST)
+
 STATE_KEY = "dptie"   # the key of the privacy state in `DPOptimizer.state_dict()`, beside torch's 'state' and 'param_groups'
 
 # %% ../nbs/07_dpoptim.ipynb #34fbe73c
@@ -60,7 +67,7 @@ class DPOptimizer(torch.optim.Optimizer):
                  sampler:PoissonSampler|None=None,  # checked at every step: exactly one fresh draw, every drawn example once
                  ledger:PrivacyLedger|None=None,    # counts every step this optimizer takes (needs the sampler's q)
                  check_first_step:bool=True,        # check the first micro-batch of >= 2 examples against autograd, and locality later
-                 check_rate:float=CHECK_RATE,       # the share of later steps one of whose micro-batches (at random) is checked for locality; STRICT (1.0): every step
+                 check_rate:float|str=CHECK_RATE,   # the share of later steps one of whose micro-batches (at random) is checked for locality; "auto": check_rate_for(M); STRICT (1.0): every step
                  **clipper_kw):                     # passed to `GhostClipper` when a model is given
         sigma, ebs, self._distributed = _settings(noise_multiplier, expected_batch_size, generator, secure, noise_key, check_rate, distributed, sampler, ledger)
         for k in ("step_pre", "step_post", "state_dict_pre", "state_dict_post", "load_state_dict_pre", "load_state_dict_post"):
@@ -72,7 +79,7 @@ class DPOptimizer(torch.optim.Optimizer):
         self._noise_key, self._shared = choose_key(generator, noise_key, secure)  # streams keyed by (key, step, name, chunk)
         self._keyed_by = 'secure' if secure else 'key' if noise_key is not None else 'generator' if generator is not None else 'os'
         self._sums, self._digests, self._examples, self._ids, self._warned_ids = {}, set(), 0, set(), False
-        self._check_rate, self._check_gen, self._due, self.locality_checks = float(check_rate), np.random.default_rng(secrets.randbits(128)), False, 0
+        self._check_rate, self._check_gen, self._due, self.locality_checks = check_rate, np.random.default_rng(secrets.randbits(128)), False, 0
         self._mb, self._check_at, self._sigmas, self._keys = 0, None, [sigma], [[0, self._noise_key]]   # the step's micro-batches; σs set; (from step, key)
         self._draws_seen, self._check_first, self.first_step_check = (0 if sampler is None else sampler.draws), bool(check_first_step), None
         try: self._check_same_params(ValueError); self._check_no_grads(ValueError)
@@ -95,8 +102,8 @@ def _settings(noise_multiplier, expected_batch_size, generator, secure, noise_ke
     if secure and (generator is not None or noise_key is not None):
         raise ValueError("secure=True draws every noise stream from os.urandom: pass no generator and no noise_key")
     if generator is not None and noise_key is not None: raise ValueError("pass a generator or a noise_key, not both")
-    if not (isinstance(check_rate, (int, float)) and not isinstance(check_rate, bool) and 0 <= check_rate <= 1):
-        raise ValueError(f"check_rate={check_rate!r}: a share of steps, in [0, 1]")
+    if check_rate != "auto" and not (isinstance(check_rate, (int, float)) and not isinstance(check_rate, bool) and 0 <= check_rate <= 1):
+        raise ValueError(f"check_rate={check_rate!r}: a share of steps, in [0, 1], or 'auto' (the highest whose cost stays near {CHECK_SHARE:.0%} of a step)")
     if distributed and not is_distributed():
         raise ValueError("distributed=True needs a torch.distributed process group of more than one process "
                          "(dptie_nb.distributed.init_from_env under torchrun)")
@@ -248,7 +255,7 @@ def _need_recompute(self:DPOptimizer, losses, recompute):
     "Fail on a micro-batch that could be checked for loss locality when no `recompute` was given"
     if not (self._checkable(losses) and recompute is None): return
     raise ValueError("micro-batches of two or more examples are checked for loss locality (the first one, then at random "
-                     f"later steps, a share CHECK_RATE = {self._check_rate:g} of them): pass recompute=f on every backward, "
+                     f"later steps, a share check_rate = {self._check_rate} of them): pass recompute=f on every backward, "
                      "where f(pos) returns the losses of positions pos of this micro-batch computed in a forward of their "
                      "own (e.g. lambda pos: loss_fn(model, batch[pos])), so that a loss which depends on the rest of the "
                      "batch is caught; or DPOptimizer(..., check_first_step=False) if you have checked the model and the "
@@ -424,7 +431,8 @@ def step(self:DPOptimizer, closure=None):
     self.steps += 1
     self.last_batch_examples = self._examples
     if self._sampler is not None: self._draws_seen = self._sampler.draws
-    self._due = self._check_first and self.first_step_check is not None and self._check_gen.random() < self._check_rate
+    rate = check_rate_for(self._mb) if self._check_rate == "auto" else self._check_rate   # (self._mb: this step's micro-batches)
+    self._due = self._check_first and self.first_step_check is not None and self._check_gen.random() < rate
     try:
         with torch.profiler.record_function("dptie::optimizer"): self.optimizer.step()
     finally: self.zero_grad()
