@@ -39,17 +39,26 @@ def study(argv=None) -> int:
     rr = report.main(["--preset", a.preset, "--out", a.out] + more)    # ends on the report's three answers
     return rc or rr
 
+# %% ../nbs/24_cli.ipynb #a48e0d02
 # Each command imports its module when it runs, not when `dptie` starts: torch, transformers and Opacus (train, bench),
 # papermill and matplotlib (sweep, report) take about 10 s to import, and `dptie --help` or a refused option needs none.
 def _train(argv):
     from dptie_nb import launch
     return launch.main(argv)
 
+def _preset_first(argv):
+    "Refuse a misspelt --preset, with the closest name, before the command's module (papermill, matplotlib) is imported"
+    ap = argparse.ArgumentParser(add_help=False); ap.add_argument("--preset"); ap.add_argument("--presets")
+    a, _ = ap.parse_known_args(argv)
+    if a.preset: check_preset(a.preset, load_presets(a.presets))
+
 def _sweep(argv):
+    _preset_first(argv)
     from dptie_nb import sweep
     return sweep.main(argv)
 
 def _report(argv):
+    _preset_first(argv)
     from dptie_nb import report
     return report.main(argv)
 
@@ -86,6 +95,8 @@ def _usage() -> str:
            "\n\n'dptie COMMAND --help' shows a command's options."
 
 # %% ../nbs/24_cli.ipynb #007d2357
+_SAID = {"train": "flag", "run": "param"}  # how a missing asset's fix is said: a flag, a -p parameter; else the assets folder
+
 def main(argv=None) -> int:
     "Dispatch `dptie COMMAND ...` to the module that does the work."
     argv = list(sys.argv[1:] if argv is None else argv)
@@ -95,8 +106,8 @@ def main(argv=None) -> int:
     if cmd not in COMMANDS:
         print(f"dptie: unknown command {cmd!r}\n\n{_usage()}", file=sys.stderr); return 2
     try: rc = COMMANDS[cmd][0](rest)
-    except (ValueError, FileNotFoundError) as e:  # bad input: the message says what and what to do; no traceback
-        print(f"dptie {cmd}: error: {e}", file=sys.stderr); return 2
+    except (ValueError, FileNotFoundError) as e:  # bad input: the message says what and what to do, in this command's words; no traceback
+        print(f"dptie {cmd}: error: {e.said(_SAID.get(cmd, 'env')) if hasattr(e, 'said') else e}", file=sys.stderr); return 2
     except KeyboardInterrupt:
         print(f"dptie {cmd}: interrupted", file=sys.stderr); return 130
 

@@ -140,7 +140,7 @@ class RunConfig(_RunData):
     secure_noise: bool = opt(False, "draw DP noise and Poisson batches from the OS's entropy (not reproducible); forces diagnostics off")
     diagnostics: str = opt("on", '"on": also record un-noised statistics of the private batches, which ε does not cover; "off": none')
     tag: str = opt("", "a prefix for the run's name, e.g. the sweep preset")
-    checkpoint_every: int = opt(0, 'save a resumable checkpoint every this many steps (0: never)')
+    checkpoint_every: int = opt(0, 'save a resumable checkpoint every this many steps (0: by steps never; `train` also saves one every 5 minutes of work)')
     world_size: int = opt(1, 'processes training together, launched with torchrun (see `dptie_nb.distributed`)')
     save_model: bool = opt(False, "also write the final weights to OUT/model in Hugging Face's save_pretrained format: the released DP artefact")
 

@@ -8,16 +8,17 @@ import argparse, json, os, subprocess, sys
 from dataclasses import asdict, fields
 from pathlib import Path
 
+from .assets import check_assets
 from .config import (BASELINE_KEYS, CHOICES, RunConfig, baseline_key, defaults, field_help, parse_epsilon, scratch_out,
                              stored_config)
-from .distributed import shutdown, torchrun_cmd, world
-from .evaluation import evaluate
 from .files import atomic_write_json
-from .train import _prepare, train
+# torch, transformers and Opacus (train, distributed, evaluation) are imported inside the functions that run something:
+# `dptie train` first reads its options, builds the RunConfig and finds the model and data, so that a misspelt name or a
+# missing file is refused in about a second, not after the ten seconds those imports take.
 
 # %% auto #0
-__all__ = ['train_args', 'train_parser', 'config_from_run', 'compare_runs', 'main', 'launch_train', 'step0_baseline',
-           'record_baselines']
+__all__ = ['train_args', 'train_parser', 'config_from_run', 'compare_runs', 'run_summary', 'main', 'launch_train',
+           'step0_baseline', 'record_baselines']
 
 # %% ../nbs/17a_launch.ipynb #c7af173f
 def _opt(v) -> str:
@@ -59,9 +60,15 @@ class _Parser(argparse.ArgumentParser):
             if near: message += f" (did you mean {', '.join(near)}?)"
         self.exit(2, f"{self.prog}: error: {message}; `{self.prog} --help` lists the options\n")
 
+class _Help(argparse.ArgumentDefaultsHelpFormatter):
+    "`(default: X)` after an option's help, unless the help already says its default (or the option is a switch)"
+    def _get_help_string(self, action):
+        h = action.help or ""
+        return h if "default" in h or action.nargs == 0 else super()._get_help_string(action)
+
 def train_parser() -> argparse.ArgumentParser:
     "The `dptie train` options: one per RunConfig field, with its help, default and choices"
-    ap = _Parser(prog="dptie train", formatter_class=argparse.ArgumentDefaultsHelpFormatter,
+    ap = _Parser(prog="dptie train", formatter_class=_Help,
                  description="Fine-tune one model on one task. Without --epsilon the run is non-private.")
     types, helps = _field_types(), field_help()
     def eps(v):
@@ -73,6 +80,8 @@ def train_parser() -> argparse.ArgumentParser:
                         type=eps if k == "epsilon" else (lambda v, t=types[k]: _parse_opt(v, t)))
     ap.add_argument("--out", default=None, help="folder for metrics.json (default: scratch/runs/<run-id>-<digest> in the project, git-ignored)")
     ap.add_argument("--overwrite", action="store_true", help="train again into an --out that holds a finished run")
+    ap.add_argument("--checkpoint-minutes", type=float, default=5.0, metavar="MIN", help="also save a checkpoint after this "
+                    "many minutes of work since the last, which the same command resumes from (0: --checkpoint-every only)")
     ap.add_argument("--from-run", default=None, metavar="RUN", help="train a finished run again: its settings from RUN/metrics.json "
                     "(options given here override them), then say whether the parameters came out the same (final.params_sha256); "
                     "exits 1 when they differ")
@@ -112,28 +121,53 @@ def _given(argv) -> set:
     "The settings named on the command line (not left at their defaults)"
     ap = train_parser()
     for act in ap._actions: act.default = argparse.SUPPRESS
-    return set(vars(ap.parse_args(argv))) - {"out", "overwrite", "from_run"}
+    return set(vars(ap.parse_args(argv))) - {"out", "overwrite", "from_run", "checkpoint_minutes"}
 
+def _shown(p) -> str:
+    "A path as a line shows it: relative to the working folder when it is under it"
+    p = Path(p).resolve()
+    return str(p.relative_to(Path.cwd())) if p.is_relative_to(Path.cwd()) else str(p)
+
+def run_summary(m:dict) -> str:
+    "A finished run's one number and its price: 'dev accuracy 80.5% after 96 steps, ε = 2.99 (PRV; 3.56 under RDP)'"
+    p, f = m.get("privacy") or {}, m["final"]
+    eps = ("non-private" if not p.get("private") else "clip only (σ = 0: no privacy)" if p.get("noise_multiplier") == 0
+           else f"ε = {p['epsilon_prv']:.2f} (PRV; {p['epsilon_rdp']:.2f} under RDP)")
+    return f"dev accuracy {f['dev_acc']:.1%} after {f['steps']} step{'s' * (f['steps'] != 1)}, {eps}"
+
+def _start_line(cfg:RunConfig, out:Path, minutes:float) -> str:
+    "What `dptie train` is about to do, and how it survives being stopped"
+    ck = f"a checkpoint every {minutes:g} minutes of work" if minutes else (f"a checkpoint every {cfg.checkpoint_every} steps" if cfg.checkpoint_every else "")
+    return f"dptie train: {cfg.run_id()} -> {_shown(out)}/" + (f" ({ck}: if it stops, the same command resumes)" if ck else " (no checkpoints)")
+
+# %% ../nbs/17a_launch.ipynb #a48e0c01
 def main(argv=None):
     "`dptie train`: one run, its metrics written to --out; with --from-run, a finished run's settings again and whether its parameters came out the same"
     argv = sys.argv[1:] if argv is None else list(argv)
     a = vars(train_parser().parse_args(argv))
-    out, overwrite, src = a.pop("out"), a.pop("overwrite"), a.pop("from_run")
+    out, overwrite, src, minutes = (a.pop(k) for k in ("out", "overwrite", "from_run", "checkpoint_minutes"))
     done = None
     if src:
         old, done = config_from_run(src)
         cfg = RunConfig.from_dict({**asdict(old), **{k: a[k] for k in _given(argv)}})
     else: cfg = RunConfig.from_dict(a)
+    check_assets([cfg])   # the model, tokenizer and data: a misspelt name refused before torch is imported
+    from dptie_nb.distributed import shutdown, world
+    from dptie_nb.train import refuse_finished, train
     key = (done.get("privacy") or {}).get("noise_key") if done is not None and not _given(argv) else None   # the recorded run's noise, only for the same run
-    m = train(cfg, out or scratch_out(cfg), overwrite=overwrite, noise_key=key)
+    out = Path(out or scratch_out(cfg)); rank0 = world()[0] == 0
+    if not overwrite: refuse_finished(out)
+    if rank0: print(_start_line(cfg, out, minutes), file=sys.stderr)
+    m = train(cfg, out, overwrite=overwrite, noise_key=key, checkpoint_minutes=minutes)
     rc = 0
-    if world()[0] == 0:
+    if rank0:
         rec = dict(run_id=m["run_id"], dev_acc=m["final"]["dev_acc"], epsilon_prv=m["privacy"].get("epsilon_prv"),
                    epsilon_rdp=m["privacy"].get("epsilon_rdp"))
         if done is not None:
             rec["rerun_of"] = dict(run=str(src), **compare_runs(done, m)); rc = 0 if rec["rerun_of"]["same_params"] else 1
-        print(json.dumps(rec, indent=1))
+        print(json.dumps(rec, indent=1), flush=True)
         if done is not None: print(_rerun_line(src, rec["rerun_of"]), file=sys.stderr)
+        print(f"dptie train: wrote {_shown(out/'metrics.json')}: {run_summary(m)}", file=sys.stderr)   # the last line: what it made
     shutdown()
     return rc
 
@@ -150,6 +184,7 @@ def launch_train(config:dict, # the run's settings, `asdict(cfg)`; its `world_si
     if not isinstance(config, dict): raise TypeError("pass the settings as a dict: dataclasses.asdict(cfg)")
     nproc = int(config.get("world_size", 1))
     if nproc < 1: raise ValueError(f"world_size={nproc} must be at least 1")
+    from dptie_nb.distributed import torchrun_cmd
     cmd = torchrun_cmd(nproc, python) + ["-m", "dptie_nb.launch", *train_args(config), "--out", str(out)] + ["--overwrite"] * overwrite
     r = subprocess.run(cmd, cwd=cwd, env={**os.environ, **(env or {})}, capture_output=True, text=True, timeout=timeout)
     if r.returncode != 0:
@@ -161,6 +196,8 @@ if __name__ == "__main__" and Path(globals().get("__file__", "")).name == "launc
 # %% ../nbs/17a_launch.ipynb #ff98c305
 def step0_baseline(cfg:RunConfig) -> dict:
     "A run's threshold-only baseline made afresh: its step-0 model on its evaluated split, thresholded at the training population's prior (what a run now records as final.baseline_*)"
+    from dptie_nb.evaluation import evaluate
+    from dptie_nb.train import _prepare
     keep = {k: getattr(cfg, k) for k in BASELINE_KEYS}
     c = RunConfig(**keep, num_threads=cfg.num_threads, device=cfg.device)   # non-private: no DP machinery is built for an evaluation
     r = _prepare(c, None, None)

@@ -445,8 +445,10 @@ def main(argv=None):
     res = render_report(runs_dir, a.bench or Path("reports")/"bench"/"bench.json", out, a.paper,
                         appendix_runs=Path("reports")/appendix/"runs" if appendix else None, appendix_preset=appendix,
                         presets=a.presets)
-    print(f"dptie report: {len(runs)} runs -> {shown_path(res['html'])}, {shown_path(res['md'])} ({len(res['figures'])} figures)")
-    for line in answer_lines(Path(res["md"]).read_text()): print(line.replace("**", ""))   # the three answers close the console output
+    answers = answer_lines(Path(res["md"]).read_text())
+    print(f"dptie report: wrote {shown_path(res['html'])} and {shown_path(res['md'])} from {len(runs)} runs ({len(res['figures'])} figures)"
+          + ("; its answers:" if answers else ""))
+    for line in answers: print(line.replace("**", ""))   # the three answers close the console output
     if not len(runs):
         print(f"dptie report: no readable run in {runs_dir} (each needs a metrics.json with status ok): run "
               f"`dptie sweep --preset {a.preset}` first, or pass --runs", file=sys.stderr)

@@ -12,15 +12,14 @@ from pathlib import Path
 import papermill as pm
 
 from .files import atomic_write_json
-from .assets import AssetNotFound, GLUE_TASKS, GLUE_TRAIN_ROWS, assets_root, find_asset, model_source, project_root
+from .assets import GLUE_TRAIN_ROWS, assets_root, check_assets, project_root
 from .config import CHOICES, LEGACY, NEUTRAL, STUDY, RunConfig, config_diff, defaults, parse_epsilon
 from .definitions import check_preset, load_presets, preset_dir, preset_from_args, preset_options
 from .runner import run_notebook, stop_kernels
 
 # %% auto #0
 __all__ = ['SWEEP_DEFAULTS', 'STATUS', 'INTERRUPTED', 'HEARTBEAT_S', 'expand', 'template_path', 'check_parameters', 'run_status',
-           'set_aside', 'run_progress', 'run_one', 'check_assets', 'plan_estimate', 'progress_line', 'run_sweep',
-           'main', 'folder_note']
+           'set_aside', 'run_progress', 'run_one', 'plan_estimate', 'progress_line', 'run_sweep', 'main', 'folder_note']
 
 # %% ../nbs/20_sweep.ipynb #9dd65e9b
 _DEFAULTS = defaults()
@@ -150,20 +149,6 @@ def run_one(cfg:RunConfig, # the run
                     seconds=time.time() - t0, set_aside=aside)
     m = json.loads((run_dir/"metrics.json").read_text())
     return dict(run_id=cfg.run_id(), status=m["status"], dev_acc=m.get("final", {}).get("dev_acc"), seconds=time.time() - t0, set_aside=aside)
-
-# %% ../nbs/20_sweep.ipynb #s8chk001
-def check_assets(cfgs:list) -> None:
-    "Fail before any run when the tokenizer, a model or a task's data that `cfgs` need cannot be found"
-    root = assets_root()                                  # an error when DPTIE_ASSETS names no folder
-    if cfgs: find_asset("tokenizer", "gpt2")
-    for name, regime in sorted({(c.model, c.regime) for c in cfgs}):
-        if regime == "random": find_asset("config", name); continue
-        if not model_source(name).has_weights:
-            raise AssetNotFound(f"model {name!r} has no pretrained weights here (only a config): use regime='random' "
-                                "for its architecture from random initialisation, or point DPTIE_ASSETS at its weights")
-    for task in sorted({c.task for c in cfgs}) if root is not None else []:
-        missing = [str(f) for f in (root/"glue"/GLUE_TASKS[task]/f"{s}.tsv" for s in ("train", "dev")) if not f.exists()]
-        if missing: raise AssetNotFound(f"task {task!r}: {', '.join(missing)} not found in DPTIE_ASSETS={str(root)!r}")
 
 # %% ../nbs/20_sweep.ipynb #53f7dcc4
 def _rate_key(model, private, scope, precision, restrict) -> tuple:
@@ -367,8 +352,11 @@ def run_sweep(preset:str, # preset name
     log(_plan_line(preset, cfgs, todo, status, out, jobs))
     results = _run_all(preset, todo, out, template, jobs, progress_s, log)
     bad = [r for r in results if r["status"] == "failed"]
+    fin = sum(run_status(out/"runs"/c.run_id(), c) == "ok" for c in cfgs)   # the last line: what the folder now holds
     log(f"dptie sweep {preset}: " + (f"done, {len(results) - len(bad)} ok, {len(bad)} failed" if todo else "nothing to run")
-        + (f": see {_shown(out/'runs')}/*/failed.json" if bad else ""))
+        + f"; {fin} of its {len(cfgs)} runs finished in {_shown(out/'runs')}"
+        + (f" (why they failed: {_shown(out/'runs')}/*/failed.json)" if bad else f"; the report: dptie report --preset {preset}"
+           + ("" if out == Path(preset_dir(preset)).resolve() else f" --out {_shown(out)}")))
     return results
 
 # %% ../nbs/20_sweep.ipynb #7a1fe461

@@ -4,16 +4,16 @@
 
 # %% ../nbs/17c_templates.ipynb #3afa07bc
 from __future__ import annotations
-import argparse, ast, difflib, sys
+import argparse, ast, difflib, json, sys
 from dataclasses import fields
 from pathlib import Path
 
 import papermill as pm
 
+from .assets import AssetNotFound, check_assets
 from .config import RunConfig, parse_epsilon, scratch_out
-from .launch import _Parser, _field_types, _parse_opt
+from .launch import _Parser, _field_types, _parse_opt, _shown, run_summary
 from .runner import run_notebook
-from .train import refuse_finished
 
 # %% auto #0
 __all__ = ['template_values', 'run_template', 'run_main']
@@ -49,6 +49,8 @@ def template_values(template:str|Path, # a papermill template, e.g. nbs/study/ex
         try: dflt[k] = ast.literal_eval(d["default"])
         except (ValueError, SyntaxError): pass
     cfg = RunConfig.from_dict({k: {**dflt, **vals}[k] for k in settings if k in {**dflt, **vals}})
+    check_assets([cfg])   # the model, tokenizer and data, before a kernel starts
+    from dptie_nb.train import refuse_finished   # torch: only once the names are known to be right
     out = {**dflt, **vals}.get("out")
     if not {**dflt, **vals}.get("overwrite"):
         refuse_finished(out or scratch_out(cfg), "pass -p out DIR for another folder, or -p overwrite true to train it again there")
@@ -76,6 +78,14 @@ def run_main(argv=None) -> int:
     a = ap.parse_args(argv)
     try: res = run_template(a.template, a.output, dict(a.parameter))  # the kernel's own output: in the executed notebook
     except (ValueError, FileNotFoundError, RuntimeError) as e:
-        print(f"dptie run: error: {e}", file=sys.stderr); return 1 if isinstance(e, RuntimeError) else 2
-    print(f"dptie run: {res['notebook']}" + (f", the run in {res['run']}" if res["run"] else ""))
+        msg = e.said("param") if isinstance(e, AssetNotFound) else e
+        print(f"dptie run: error: {msg}", file=sys.stderr); return 1 if isinstance(e, RuntimeError) else 2
+    print(_made_line(res))
     return 0
+
+def _made_line(res:dict) -> str:
+    "`dptie run`'s last line: the executed notebook and, for an experiment, where its metrics are, its dev accuracy and ε"
+    f = res["run"]/"metrics.json" if res["run"] else None
+    m = json.loads(f.read_text()) if f is not None and f.is_file() else {}
+    run = f" and {_shown(f)}: {run_summary(m)}" if m.get("status") == "ok" else ""
+    return f"dptie run: wrote {_shown(res['notebook'])}{run}"

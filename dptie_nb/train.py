@@ -132,6 +132,7 @@ class _Run:
     prior: float|None = None  # the training population's label-1 share: acc_prior's threshold
     adam_eps: float|None = None  # the preconditioned clip-only control's eps (σC/B)
     t0: float = 0.0; time_before: float = 0.0  # this segment's start; the seconds earlier segments trained (from the checkpoint)
+    ck_s: float = 0; ck_t: float = 0  # a checkpoint also after ck_s seconds of work (0: by steps only), the last one's time
 
 # %% ../nbs/17_train.ipynb #a7e01b01
 def _load(cfg:RunConfig, data) -> tuple:
@@ -361,12 +362,14 @@ def train(cfg:RunConfig, # the run
           data:tuple|None=None, # (train, dev) `EncodedTask`s, to skip loading (tests)
           overwrite:bool=False, # train again into an `out` that holds a finished run (else: refused)
           noise_key:int|None=None, # a seeded run's noise key, to make a recorded run again (its metrics' privacy.noise_key)
+          checkpoint_minutes:float=5, # with `out`, also a checkpoint after this many minutes of work since the last (0: every `checkpoint_every` steps only)
          ) -> dict:
     "Run one experiment and return (and write) its metrics"
     t0 = time.time()
     if out is not None and not overwrite: refuse_finished(out)
     if cfg.num_threads: torch.set_num_threads(cfg.num_threads)
     r = _prepare(cfg, out, data, noise_key)
+    if r.out and checkpoint_minutes: r.ck, r.ck_s = r.out/"checkpoint.pt", 60 * checkpoint_minutes   # a long run loses minutes, not hours
     r.m, r.t0 = _metrics(r), t0
     write = (lambda: atomic_write_json(r.out/"metrics.json", r.m)) if r.out and r.rank == 0 else (lambda: None)
     _resume(r)
@@ -391,7 +394,7 @@ def _loop(r:_Run, write, bar):
     log_k, eval_k = _every(cfg.log_every, r.steps, 40), _every(cfg.eval_every, r.steps, 5)
     if r.ws > 1: check_same(params_sha256(r.model), "initial parameters")
     if r.start == 0: _evaluate(r, 0); _warm_after(r)
-    write()
+    write(); r.ck_t = time.time()
     for step in range(r.start, r.steps):
         row, last, at_eval = _step(r, step), step + 1 == r.steps, (step + 1) % eval_k == 0
         if (step + 1) % log_k == 0 or last:
@@ -400,10 +403,16 @@ def _loop(r:_Run, write, bar):
             bar.set_postfix(loss=f"{row.get('loss') or float('nan'):.3f}", **({f"eps_{cfg.accountant}": f"{eps:.2f}"} if cfg.private and eps is not None else {}))
         if at_eval or last: _evaluate(r, step + 1, last)
         if at_eval or last or (step + 1) % log_k == 0: write()   # each logged step too: a sweep's progress line reads it
-        if r.ck is not None and r.rank == 0 and (step + 1) % cfg.checkpoint_every == 0 and not last:
+        if r.ck is not None and r.rank == 0 and not last and _checkpoint_due(r, step):
             save_checkpoint(r.ck, step + 1, r.model, _private_state(r), r.m, r.step_times, r.time_before + time.time() - r.t0)
+            r.ck_t = time.time()
         bar.update(1)
     bar.close()
+
+def _checkpoint_due(r:_Run, step:int) -> bool:
+    "Whether step `step` (from 0) ends with a checkpoint: every `checkpoint_every` steps, or once `r.ck_s` seconds of work have passed since the last"
+    k = r.cfg.checkpoint_every
+    return bool(k and (step + 1) % k == 0) or bool(r.ck_s and time.time() - r.ck_t >= r.ck_s)
 
 def _progress(total, show, desc):
     "A plain-text progress bar of `total` steps, shown only when `show`"
