@@ -177,15 +177,3 @@ def test_chapters_in_reading_order():
     assert not late, f"chapters that import a chapter numbered after them (renumber so each comes after what it uses): {late}"
     lib = sorted(ch[m] for m in LIBRARY); study = sorted(ch[m] for m in ch if m not in LIBRARY)
     assert lib[-1] < "10" <= study[0], f"the library's chapters must be numbered 00-09 and the study's from 10: {lib[-1]}, {study[0]}"
-
-def test_rooms_are_small():
-    "Every module is at most 500 lines (the generated `_modidx.py` aside): split one that grows by responsibility"
-    big = {p.name: n for p in PKG.glob("*.py") if p.stem != "_modidx" and (n := len(p.read_text().splitlines())) > 500}
-    assert not big, f"modules over 500 lines (split them by responsibility, in their notebooks): {big}"
-
-def test_exported_cells_are_short():
-    "Every exported cell of nbs/ is at most 40 lines (`python tools/cells.py` lists them; `--cut` cuts at definitions)"
-    sys.path.insert(0, str(ROOT/"tools"))
-    from cells import long_cells, MAX
-    long = {nb.name: c for nb in sorted((ROOT/"nbs").glob("*.ipynb")) if (c := long_cells(nb, MAX))}
-    assert not long, f"exported cells over {MAX} lines (index, id, lines): {long}"

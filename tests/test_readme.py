@@ -13,7 +13,11 @@ def test_readme_python_block(i, monkeypatch):
     monkeypatch.chdir(ROOT); torch.set_num_threads(1)
     exec(compile(BLOCKS[i], f"README.md python block {i + 1}", "exec"), {})
 
-def test_readme_has_python_blocks(): assert BLOCKS, "the README shows no Python: the library example is gone"
+def test_readme_shows_the_library():
+    "The README's Python is the library's recommended loop: make_private with a per-example loss_fn, priv.step(), a resume"
+    code = "\n".join(BLOCKS)
+    for must in ("make_private(", "loss_fn=", "priv.step()", "priv.state_dict()", "priv.load_state_dict("):
+        assert must in code, f"the README's Python no longer shows {must!r}: the library example is gone or changed"
 
 def test_readme_is_generated_from_index():
     "README.md is nbs/index.ipynb rendered (`python tools/readme.py`), and short enough to read (issue 36: ≤ 200 lines)"
