@@ -8,10 +8,14 @@ BLOCKS = re.findall(r"```python\n(.*?)```", (ROOT/"README.md").read_text(), re.S
 
 @pytest.mark.skipif(not os.environ.get("DPTIE_ASSETS"), reason="needs DPTIE_ASSETS (the tokenizer, SST-2, the models)")
 @pytest.mark.parametrize("i", range(len(BLOCKS)))
-def test_readme_python_block(i, monkeypatch):
+def test_readme_python_block(i, monkeypatch, capsys):
+    "Each Python block runs, and prints what its `# prints \"...\"` comments say it prints (issue 48 item 5)"
     import torch
     monkeypatch.chdir(ROOT); torch.set_num_threads(1)
     exec(compile(BLOCKS[i], f"README.md python block {i + 1}", "exec"), {})
+    out = capsys.readouterr().out
+    for want in re.findall(r'# prints "([^"]+)"', BLOCKS[i]):
+        assert want in out, f"README.md python block {i + 1} says it prints {want!r}; it printed {out[-300:]!r}"
 
 def test_readme_shows_the_library():
     "The README's Python is the library's recommended loop: make_private with a per-example loss_fn, priv.step(), a resume"
@@ -39,3 +43,16 @@ def test_worked_examples_cite_their_committed_runs():
             acc = f"{100 * m['final']['dev_acc']:.1f}%"
             assert acc in para, f"the template cites {run}, whose dev accuracy is {acc}, but says: {para[:300]}"
         assert runs or not re.search(r"\d+\.\d%", para), f"an accuracy with no committed run cited: {para[:300]}"
+
+def test_shell_example_states_its_committed_run():
+    "The shell example's stated accuracy is its committed run's (reports/readme/shell-train, made by that very command)"
+    import json
+    text = (ROOT/"README.md").read_text()
+    said = re.search(r'# ends "dev accuracy ([0-9.]+)% after (\d+) steps"', text)
+    assert said, "the README's shell example no longer says what it ends on"
+    m = json.loads((ROOT/"reports/readme/shell-train/metrics.json").read_text())
+    assert f"{100 * m['final']['dev_acc']:.1f}" == said.group(1) and m["final"]["steps"] == int(said.group(2)), (said.groups(), m["final"]["dev_acc"])
+    cfg = m["config"]   # the committed run is the command the README shows
+    for k, v in dict(model="dptie-mini-reviews", optimizer="adamw", lr=1e-4, warmup=0.06, lr_schedule="linear", restrict_loss=True,
+                     max_len=64, batch_size=32, epochs=0.0475, epsilon=None).items():
+        assert cfg[k] == v, (k, cfg[k], v)
