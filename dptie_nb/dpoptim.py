@@ -41,7 +41,7 @@ def _check_number(x, name:str, what:str, zero_ok:bool=False) -> float:
 VERIFY_EXAMPLES = 16  # examples of the first micro-batch of >= 2 checked against per-example autograd
 CHECK_RATE = "auto"   # after the first, the share of steps one of whose micro-batches, chosen at random, is checked for locality again: "auto" or a number
 CHECK_SHARE = 0.1     # "auto": the share of the step's time the later checks may take, on average
-CHECK_COST = 0.35     # a check's time over one micro-batch's forward and backward (measured: 0.26-0.33, dptie-mini-reviews, B = 64, T = 64)
+CHECK_COST = 0.35     # a check's time over one micro-batch's forward and backward (measured: 0.30-0.31, dptie-mini-reviews, B = 64, T = 64)
 STRICT = 1.0          # check_rate=STRICT: a random micro-batch of every step is checked
 LATER_SINGLES = 4     # examples of such a later micro-batch, chosen at random, recomputed alone
 def check_rate_for(micro_batches:int) -> float:
