@@ -63,20 +63,21 @@ def pack_bits(x) -> dict:
 @torch.no_grad()
 def evaluate(model, data, batch_size:int=64, restrict:bool=False, device:str="cpu", per_example:bool=False,
              precision:str="float32", prior:float|None=None) -> dict:
-    "`dev_metrics` of an encoded split (accuracies, AUROC, share predicted label 1, both losses; `acc_prior` at the training `prior`); `per_example` adds `correct`, its right answers packed by `pack_bits`."
+    "`dev_metrics` of an encoded split (accuracies, AUROC, share predicted label 1, both losses; `acc_prior` at the training `prior`); `per_example` adds `correct`, its right answers, and `label_word`, which inputs hold a label word, packed by `pack_bits`."
     if not len(data): raise ValueError("evaluate: the split has no examples")
-    was, (ys, zs, ls) = model.training, ([], [], [])
+    was, (ys, zs, ls, ws) = model.training, ([], [], [], [])
     model.eval()
     try:
         for s in range(0, len(data), batch_size):
             b = _to(collate(data, np.arange(s, min(len(data), s + batch_size))), device)
             with autocast_for(precision, device): l, sub = class_loss(model, b, restrict)
             ys.append(b["labels"].cpu()); zs.append(sub.double().cpu()); ls.append(l.double().cpu())
+            ws.append(((b["input_ids"][..., None] == b["label_token_ids"]).any(-1) & b["attention_mask"].bool()).any(1).cpu())
     finally: model.train(was)
     y, z, l = torch.cat(ys).numpy(), torch.cat(zs).numpy(), torch.cat(ls).numpy()
     lse = None if restrict else l + z[np.arange(len(y)), y]   # the full-vocabulary loss is log Σ exp(logits) − the label word's logit
     out, ok = dev_metrics(y, z, l, prior, lse)
-    return dict(out, correct=pack_bits(ok)) if per_example else out
+    return dict(out, correct=pack_bits(ok), label_word=pack_bits(torch.cat(ws).numpy())) if per_example else out
 
 def _to(batch, device):
     "A collated batch with its tensors on `device`"

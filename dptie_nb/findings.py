@@ -27,8 +27,8 @@ __all__ = ['METRICS', 'QUESTIONS', 'PAIRED_NOISE_SINCE', 'CONCLUSION_WORDS', 'CO
            'pairs_summary', 'learning_brief', 'norm_brief', 'noise_sentence', 'norms_brief', 'privacy_conclusions',
            'privacy_brief', 'caveat_rows', 'caveats', 'conclusions', 'control_summary', 'noise_paired', 'pairing',
            'gap_differences', 'sign_test', 'no_gates_sentence', 'mechanism_summary', 'conclusion', 'conclusion_split',
-           'conclusion_brief', 'conclusion_rest', 'disagreement', 'accuracy_answer', 'privacy_answer', 'answers',
-           'goal_check']
+           'conclusion_brief', 'conclusion_rest', 'regime', 'disagreement', 'accuracy_answer', 'label_word_slices',
+           'privacy_answer', 'answers', 'goal_check']
 
 # %% ../nbs/22d_findings.ipynb #b5ebf167
 METRICS = {"acc": ("Dev accuracy", "points", 1, True), "dev_loss": ("Dev loss (lower is better)", "nats", 3, False)}  # name, unit, digits, higher is better
@@ -397,6 +397,12 @@ def conclusion_rest(runs:pd.DataFrame, bench:pd.DataFrame|None=None, paper:dict|
 # %% ../nbs/22d_findings.ipynb #57d4492c
 LEARNT_AUROC = 0.02  # the primary's mean AUROC must rise this much from step 0 before an accuracy gap can say anything about tying
 
+def regime(arms:pd.DataFrame) -> str:
+    "A run set's regime in words: its expected batch B, steps T and the signal multiplier X = B·√T/σ (22k: the noise barely binds; the paper's 4-7k)"
+    B, T, s = (float(arms[k].median()) for k in ("batch_size", "steps", "sigma"))
+    X = B * math.sqrt(T) / s if s > 0 else math.inf
+    return f"B = {int(round(B)):,}, {int(T)} steps, B√T/σ = " + (f"{X / 1000:.1f}k" if math.isfinite(X) else "∞ (no noise)")
+
 def disagreement(arms:pd.DataFrame, # the primary's runs: its two arms (`arm`), seeds, and `correct` (each dev example's right answer)
                  other:str, # the arm compared with "tied"
                 ) -> dict|None:
@@ -431,10 +437,27 @@ def accuracy_answer(runs:pd.DataFrame, paper:dict|None=None, presets:dict|None=N
     if bad and unrun_gates(G): return say("ans.acc.gates_open", gates=gates_text(G), paper=theirs)
     dis = disagreement(arms, d.arm)
     if bad and dis is not None and max(dis["arm"]) < min(dis["seed"]):   # the arms differ less than two seeds of one arm: one algorithm here
-        return say("ans.acc.coincide", B=int(round(float(arms.batch_size.median()))), S=int(arms.steps.median()), n=dis["n"],
+        return say("ans.acc.coincide", regime=regime(arms), n=dis["n"],
                    arm=dis["arm"], seed=dis["seed"], k=len(bad), gates="; ".join(bad), paper=theirs)
     if bad: return say("ans.acc.gates", k=len(bad), gates="; ".join(bad), paper=theirs)
     return say("ans.acc.primary", arm=d.arm[:1].upper() + d.arm[1:], diff=d["diff"], ci=(d.lo, d.hi), n=d.n, verdict=comparison_verdict(d, C.attrs["margin"], short=True), paper=theirs)
+
+# %% ../nbs/22d_findings.ipynb #fba06f4d
+def label_word_slices(arms:pd.DataFrame, # the primary's runs: `arm`, `seed`, `correct` and `label_word` (which inputs hold a label word)
+                      other:str, # the arm compared with "tied"
+                     ) -> pd.DataFrame:
+    "Per paired seed and slice (inputs with a label word, without): n, tied and `other` accuracy (%) and their difference; empty without the records"
+    rows, have = [], arms[arms.correct.map(lambda c: c is not None) & arms.label_word.map(lambda w: w is not None)] \
+        if {"correct", "label_word"} <= set(arms) else arms.iloc[:0]
+    by = {(a, int(s)): (np.asarray(c), np.asarray(w)) for a, s, c, w in zip(have.arm, have.seed, have.correct, have.label_word)}
+    for (a, s), (c, w) in sorted(by.items()):
+        if a != "tied" or (other, s) not in by: continue
+        c2, w2 = by[other, s]
+        if not np.array_equal(w, w2): raise ValueError(f"seed {s}: the two arms were evaluated on different sentences")
+        for name, sl in (("with a label word", w), ("without", ~w)):
+            if sl.any(): rows.append(dict(seed=s, slice=name, n=int(sl.sum()), tied=100 * c[sl].mean(), other=100 * c2[sl].mean(),
+                                          diff=100 * (c2[sl].mean() - c[sl].mean())))
+    return pd.DataFrame(rows, columns=["seed", "slice", "n", "tied", "other", "diff"])
 
 # %% ../nbs/22d_findings.ipynb #101587a6
 def privacy_answer(runs:pd.DataFrame, presets:dict|None=None, C:pd.DataFrame|None=None) -> str:

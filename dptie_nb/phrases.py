@@ -186,7 +186,7 @@ PHRASES |= {  # the three answers
     "ans.acc.below": "No evidence either way: the {arms} ended below the threshold-only baseline ({b:.1f}%: the step-0 model, only "
                      "its threshold moved), so DP taught it nothing a threshold does not.{paper}",
     "ans.acc.gates": "No evidence either way: {k} declared gate{k:pl} failed ({gates}).{paper}",
-    "ans.acc.coincide": "No evidence either way in this regime (B = {B:,}, {S} steps): the two algorithms coincide, tied and untied "
+    "ans.acc.coincide": "No evidence either way in this regime ({regime}): the two algorithms coincide, tied and untied "
                         "differing on {arm:count} of {n} dev predictions per seed against {seed:count} for two seeds of one arm, "
                         "and {k} declared gate{k:pl} failed ({gates}).{paper}",
     "ans.acc.gates_open": "No evidence either way yet: of the declared gates, {gates}.{paper}",

@@ -233,7 +233,9 @@ def make_private(model:nn.Module, # the model to train (its trainable parameters
 
     The recommended loop: `priv = make_private(model, opt, train_set, 256, 3, 3.0, loss_fn=per_example_loss)`, then
     `while not priv.done: priv.step()`. Save with `torch.save(dict(model=model.state_dict(), private=priv.state_dict()), f)`;
-    resume with the same `make_private(...)`, then `model.load_state_dict(s["model"]); priv.load_state_dict(s["private"])`."""
+    resume with the same `make_private(...)`, then `model.load_state_dict(s["model"]); priv.load_state_dict(s["private"])`:
+    its ledger and batches go on, and its noise is fresh (a fork never repeats another's) unless `noise_key=` is the saved
+    run's key, which continues the noise bit for bit."""
     check_materialised(model); _no_emulation(kw); _check_micro(micro_batch_size)
     secure = _release_or_research(seed, secure, noise_key)
     if isinstance(data, Mapping):

@@ -135,7 +135,7 @@ RUN_COLUMNS = ["run_id", "path", "task", "model", "regime", "tying", "arm", "hea
                "dev_rows", "dev_rows_in_file", "device", "environment", "cross_share_max", "cross_share_min", "head_drift",
                "head_drift0", "head_drift_label", "head_drift_rest", "noise_predicted", "logit_shift", "margin_shift",
                "walk_predicted", "walk_measured", "noise_measured", "clip_frac",
-               "clip_q50", "clip_q90", "correct", "parts", "metrics"]
+               "clip_q50", "clip_q90", "correct", "label_word", "parts", "metrics"]
 
 class MissingKey(KeyError):
     "A key the report needs is not in a metrics file."
@@ -236,7 +236,7 @@ def run_row(m:dict, # a metrics dict
                 train_rows=data("train.rows_used"), train_rows_in_file=data("train.rows_in_file"),
                 dev_rows=data("dev.rows_used"), dev_rows_in_file=data("dev.rows_in_file"),
                 device=env.get("device", cfg.get("device")), environment=env, **mechanism_fields(m),
-                correct=unpack_bits(fin("dev_correct")), parts=run_parts(m), metrics=m)
+                correct=unpack_bits(fin("dev_correct")), label_word=unpack_bits(fin("dev_label_word")), parts=run_parts(m), metrics=m)
 
 # %% ../nbs/21_results.ipynb #5180ad0e
 def _by_target(label:str) -> bool: return is_dp(label) and not label.startswith("σ=")

@@ -129,6 +129,7 @@ class _Run:
     gen: object = None; ledger: object = None; m: dict|None = None; start: int = 0; priv: object = None; key: int|None = None
     step_times: list = field(default_factory=list); ck: Path|None = None; rel: Path|None = None
     e0: object = None; dev_correct: dict|None = None  # an untied run's E₀; the final evaluation's right answers
+    dev_word: dict|None = None  # which evaluated inputs hold a label word (the label-word slice)
     prior: float|None = None  # the training population's label-1 share: acc_prior's threshold
     adam_eps: float|None = None  # the preconditioned clip-only control's eps (σC/B)
     t0: float = 0.0; time_before: float = 0.0  # this segment's start; the seconds earlier segments trained (from the checkpoint)
@@ -303,7 +304,7 @@ def _evaluate(r:_Run, step:int, final:bool=False):
     "Evaluate on the dev split into `evals`; the final evaluation also keeps which dev examples it got right"
     ev = evaluate(r.model, r.dev, restrict=r.cfg.restrict_loss, device=r.cfg.device, per_example=final, precision=r.cfg.precision,
                   prior=r.prior)
-    if final: r.dev_correct = ev.pop("correct")
+    if final: r.dev_correct, r.dev_word = ev.pop("correct"), ev.pop("label_word")
     r.m["evals"].append(dict(step=step, **ev))
 
 def _warm_after(r:_Run):
@@ -332,7 +333,7 @@ def _finish(r:_Run, t0:float):
              epsilon_prv=_spent(r, "prv") if cfg.private else None)
     ev = r.m["evals"][-1]; _warm_after(r)   # (again: a resumed run's step-0 evaluation came from its checkpoint)
     r.m["final"] = dict(dev_acc=ev["acc"], dev_loss=ev["loss"], **{f"dev_{k}": ev.get(k) for k in EVAL_FIELDS},
-                        dev_correct=r.dev_correct, steps=r.steps, **_baseline(r.m["evals"]),
+                        dev_correct=r.dev_correct, dev_label_word=r.dev_word, steps=r.steps, **_baseline(r.m["evals"]),
                         train_time_s=r.time_before + time.time() - t0, mean_step_time_s=float(np.mean(r.step_times)),   # every segment's
                         median_step_time_s=float(np.median(r.step_times)), peak_memory_mb=peak_memory_mb(cfg.device),
                         params_sha256=params_sha256(r.model))
