@@ -113,6 +113,9 @@ def main(argv=None) -> int:
         else: print(json.dumps(run_one(json.loads(a.one))))
         return 0
     if a.study or a.side_by_side: return _study_main(a)
+    given = [f"--{k.replace('_', '-')}" for k in ("model", "batch_size", "micro_batch_size", "train_cap") if getattr(a, k) is not None]
+    if given: raise ValueError(f"{', '.join(given)} {'is an option' if len(given) == 1 else 'are options'} of --study (and --side-by-side): "
+                               "add --study, or drop it (the grid benchmark takes none, and would rewrite reports/bench/bench.json)")
     if a.preset == "gpu":
         dev = ("cuda" if torch.cuda.is_available() else "cpu") if a.device == "auto" else a.device
         recs = device_sweep(_out(a), dev, a.budget_s if a.budget_s is not None else GPU_PRESET["budget_s"])
