@@ -56,3 +56,17 @@ def test_shell_example_states_its_committed_run():
     for k, v in dict(model="dptie-mini-reviews", optimizer="adamw", lr=1e-4, warmup=0.06, lr_schedule="linear", restrict_loss=True,
                      max_len=64, batch_size=32, epochs=0.0475, epsilon=None).items():
         assert cfg[k] == v, (k, cfg[k], v)
+
+def test_papermill_example_states_its_committed_run():
+    "The papermill example's template defaults with its -p values are the committed default-preset run it names, and its accuracy is that run's"
+    import json
+    text = (ROOT/"README.md").read_text()
+    said = re.search(r'"dev accuracy ([0-9.]+)%" after (\d+) s of training', text)
+    assert said and "-p tying untied -p seed 1" in text, "the README's papermill example no longer says what it makes"
+    m = json.loads((ROOT/"reports/default/runs/default-sst2-dptie-mini-reviews-pretrained-untied-eps3-s1/metrics.json").read_text())
+    assert f"{100 * m['final']['dev_acc']:.1f}" == said.group(1) and round(m["final"]["train_time_s"]) == int(said.group(2))
+    nb = json.loads((ROOT/"nbs/study/experiment.ipynb").read_text())
+    ns = {}; exec("".join(next(c["source"] for c in nb["cells"] if "parameters" in c["metadata"].get("tags", []))), ns)
+    ns.update(tying="untied", seed=1, num_threads=1)
+    differ = {k: (ns[k], v) for k, v in m["config"].items() if k in ns and k not in ("tag", "out") and ns[k] != v}
+    assert not differ, f"the template's defaults are no longer that run's settings: {differ}"
