@@ -87,6 +87,7 @@ class DPOptimizer(torch.optim.Optimizer):
             if self._own: self.clipper.detach()
             raise
         self.steps, self.last_batch_examples = 0, None
+        self.record_sum_norm, self.last_sum_norm = False, None   # True: keep ‖Σ clipped gradients‖ of each step, un-noised (outside ε; this rank's)
     def zero_grad(self, set_to_none:bool=True):
         "Drop the logical batch under way: its clipped sums, every clipped parameter's `p.grad`, its example count"
         self.optimizer.zero_grad(set_to_none=True)
@@ -422,6 +423,7 @@ def step(self:DPOptimizer, closure=None):
     self._check_batch()
     with torch.no_grad():
         gs, names = self._buffers(ps), [self._name(p) for p in ps]   # the names key the noise streams
+        self.last_sum_norm = math.sqrt(sum(float(torch.linalg.vector_norm(g)) ** 2 for g in gs)) if self.record_sum_norm else None
         if self._distributed: self._reduce(gs, names)
         else:
             with torch.profiler.record_function("dptie::noise"):

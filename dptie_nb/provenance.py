@@ -47,7 +47,7 @@ def peak_memory_mb(device:str="cpu") -> float:
 
 # %% ../nbs/16_provenance.ipynb #e803805a
 #: a logged row's un-noised statistics of its private batch, which ε does not cover
-DIAGNOSTICS = ("loss", "batch_size", "clip_frac", "norm_q", "norm2_parts", "cross_share", "step_time_s", "peak_memory_mb")
+DIAGNOSTICS = ("loss", "batch_size", "clip_frac", "norm_q", "norm2_parts", "cross_share", "step_time_s", "peak_memory_mb", "mean_clipped_norm")
 #: statistics of the private training subset in `data.train`
 TRAIN_DIAGNOSTICS = ("label_counts", "mean_tokens", "truncated", "prior")
 

@@ -161,6 +161,7 @@ def _privacy(r:_Run, plan, noise_key:int|None=None):
     r.engine = make_engine(cfg.engine, r.model, r.opt, r.sigma or 0., cfg.max_grad_norm, r.ebs, r.gen, cfg.secure_noise,
                            sampler=r.sampler if cfg.private else None, tied_norm=cfg.tied_norm, **kw)  # dptie: checks its first micro-batch and every draw
     if cfg.engine == "dptie" and cfg.private: r.key = r.engine.opt.noise_key   # a fresh run's: its generator's draw and the nonce
+    if cfg.engine == "dptie" and cfg.private and cfg.diagnostics == "on": r.engine.opt.record_sum_norm = True   # the signal the noise meets
     if owns: r.priv = PrivateTraining(r.engine.opt, r.sampler, r.ledger, plan)   # what make_private returns: one privacy state
 
 # %% ../nbs/17_train.ipynb #7049db03
@@ -275,6 +276,7 @@ def _step(r:_Run, step:int) -> dict:
     idx = r.sampler.batch(step)
 
     row = _one_step(r.model, r.engine, r.cfg, r.tr, idx)
+    if (s := getattr(getattr(r.engine, "opt", None), "last_sum_norm", None)) is not None: row["mean_clipped_norm"] = s / r.ebs   # ‖Σ clipped‖/qN
     if r.cfg.private and r.priv is None: r.ledger.step(r.sigma, r.q)   # (a dptie run's DP optimizer counted it in step())
     if r.engine.verified and "first_step_verified" not in r.m["privacy"]:
         v = r.engine.verified  # a secure run publishes no size or step of a private batch
