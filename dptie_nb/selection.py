@@ -187,12 +187,16 @@ def _differ(r:dict) -> str:
     seeds = discordant(r["dp"].metrics, r["seed1"].metrics)
     return s + f"; seeds 0 and 1 of tied on {seeds}" + ("; the arms differ less than two seeds: here they coincide" if arms < seeds else "")
 
+def _gain(a, b, points:float, auroc:float, what:str, extra:str="") -> str:
+    "Whether run `a` beats run `b` by ≥ `points` points of accuracy or ≥ `auroc` AUROC, in words (checks 2 and 4); 'not run' without both"
+    if a is None or b is None: return "not run"
+    da, du = a.acc - b.acc, a.auroc - b.auroc
+    return (f"{_ok(da >= points - _TOL or du >= auroc - _TOL)}: {what} {signed(da)} points, {signed(du, 3)} AUROC ({extra}needs ≥ {points:g} or ≥ {auroc:g})")
+
 def _binds(r:dict, p:dict) -> str:
     "Check 2: clip-only − DP ≥ `binds_points` points of accuracy or ≥ `binds_auroc` AUROC."
-    if r["dp"] is None or r["clip"] is None: return "not run"
-    c, d = r["clip"], r["dp"]; da, du = c.acc - d.acc, c.auroc - d.auroc
-    return (f"{_ok(da >= p['binds_points'] - _TOL or du >= p['binds_auroc'] - _TOL)}: clip-only − DP {signed(da)} points, "
-            f"{signed(du, 3)} AUROC ({num(c.acc)}% vs {num(d.acc)}%; needs ≥ {p['binds_points']:g} or ≥ {p['binds_auroc']:g})")
+    c, d = r["clip"], r["dp"]
+    return _gain(c, d, p["binds_points"], p["binds_auroc"], "clip-only − DP", "" if c is None or d is None else f"{num(c.acc)}% vs {num(d.acc)}%; ")
 
 # %% ../nbs/22e_selection.ipynb #bd75b298
 def _baselines(m:dict) -> tuple[float, float]:
@@ -212,10 +216,7 @@ def _learns(r:dict, p:dict) -> str:
 
 def _dose(r:dict, p:dict) -> str:
     "Check 4: ε high − ε low ≥ `dose_points` points or ≥ `dose_auroc` AUROC."
-    if r["low"] is None or r["high"] is None: return "not run"
-    h, l = r["high"], r["low"]; da, du = h.acc - l.acc, h.auroc - l.auroc
-    return (f"{_ok(da >= p['dose_points'] - _TOL or du >= p['dose_auroc'] - _TOL)}: ε {p['high']:g} − ε {p['low']:g} {signed(da)} points, "
-            f"{signed(du, 3)} AUROC (needs ≥ {p['dose_points']:g} or ≥ {p['dose_auroc']:g})")
+    return _gain(r["high"], r["low"], p["dose_points"], p["dose_auroc"], f"ε {p['high']:g} − ε {p['low']:g}")
 
 # %% ../nbs/22e_selection.ipynb #37fc14a2
 def _cost(r:dict, p:dict) -> str:
