@@ -4,7 +4,7 @@
 
 # %% ../nbs/20_sweep.ipynb #46f17df0
 from __future__ import annotations
-import argparse, itertools, json, os, subprocess, sys, threading, time
+import argparse, itertools, json, math, os, subprocess, sys, threading, time
 from concurrent.futures import FIRST_COMPLETED, ThreadPoolExecutor, wait
 from dataclasses import asdict, replace
 from pathlib import Path
@@ -156,34 +156,43 @@ def _rate_key(model, private, scope, precision, restrict) -> tuple:
     return (model, bool(private), scope or "full", precision or "float32", bool(restrict))
 
 def _rate_of(m:dict) -> tuple|None:
-    "(`_rate_key`, core-seconds per example seen) of a finished run's metrics, or None; a setting the run predates is what it ran with (`LEGACY`)"
+    "(`_rate_key`, logical batch size, core-seconds per example seen) of a finished run's metrics, or None; a setting the run predates is what it ran with (`LEGACY`)"
     c, f, d = m.get("config") or {}, m.get("final") or {}, (m.get("data") or {}).get("train") or {}
     t, rows, ep = f.get("train_time_s"), d.get("rows_used"), c.get("epochs")
     if m.get("status") != "ok" or not (t and rows and ep): return None
     s = {**defaults(), **LEGACY, **c}
     key = _rate_key(s["model"], s["epsilon"] is not None, s["train_scope"], s["precision"], s["restrict_loss"])
-    return key, t * max(1, c.get("num_threads") or 1) / (ep * rows)
+    return key, s["batch_size"], t * max(1, c.get("num_threads") or 1) / (ep * rows)
+
+def _nearest_batch(refs:list, B:int) -> list:
+    "The rates of `refs` [(batch size, rate)] at batch size `B`, else at the nearest one (in ratio): the per-step work is shared by B examples"
+    near = min(abs(math.log(b / B)) for b, _ in refs)
+    return [r for b, r in refs if abs(abs(math.log(b / B)) - near) < 1e-9]
 
 def plan_estimate(todo:list, # the runs to make (RunConfigs)
                   reports:str|Path|None=None, # where committed runs are read from (default: the project's reports/)
                  ) -> tuple[float|None, str]:
-    "Core-hours for `todo` from the committed runs of the same model, privacy and scope on this machine (core-seconds per example seen × epochs × N), and how it was made"
+    "Core-hours for `todo` from the committed runs of the same model, privacy, scope, precision and loss at the nearest batch size on this machine (core-seconds per example seen × epochs × N), and how it was made"
     reports = Path(reports) if reports is not None else (project_root() or Path("."))/"reports"
     rates = {}
     for f in reports.glob("*/runs/*/metrics.json"):
         try: r = _rate_of(json.loads(f.read_text()))
         except (OSError, ValueError): r = None
-        if r: rates.setdefault(r[0], []).append(r[1])
-    total, known = 0.0, 0
+        if r: rates.setdefault(r[0], []).append(r[1:])
+    total, known, same = 0.0, 0, 0
     for c in todo:
-        rs = rates.get(_rate_key(c.model, c.private, c.train_scope, c.precision, c.restrict_loss))
+        refs = rates.get(_rate_key(c.model, c.private, c.train_scope, c.precision, c.restrict_loss))
         n = (c.train_cap or GLUE_TRAIN_ROWS.get(c.task, 0)) - c.holdout
-        if rs and n > 0: total += sorted(rs)[len(rs) // 2] * c.epochs * n; known += 1
+        if refs and n > 0:
+            rs = sorted(_nearest_batch(refs, c.batch_size))
+            total += rs[len(rs) // 2] * c.epochs * n; known += 1; same += any(b == c.batch_size for b, _ in refs)
     if not todo: return 0.0, "nothing to run"
     if not known: return None, "not estimated: no committed run of the same model, privacy, scope, precision and loss to time them by"
     est = total / 3600 * len(todo) / known
     return est, (f"estimated from the median core-seconds per example seen of committed runs of the same model, privacy, "
-                 f"scope, precision and loss ({known} of {len(todo)} runs have such a reference" + ("; the rest counted at their mean)" if known < len(todo) else ")"))
+                 f"scope, precision and loss at the same batch size ({known} of {len(todo)} runs have such a reference"
+                 + (f", {known - same} of them only at another batch size, the nearest" if same < known else "")
+                 + ("; the rest counted at their mean)" if known < len(todo) else ")"))
 
 # %% ../nbs/20_sweep.ipynb #a9c94c01
 def _duration(s:float) -> str:
