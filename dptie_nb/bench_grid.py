@@ -17,6 +17,7 @@ from .config import versions
 from .definitions import MODES, MODE_LABELS
 from .engine import make_engine
 from .model import autocast_for, build_model, class_loss, lm_loss
+from .provenance import _proc_mb, _reset_hwm
 
 # %% auto #0
 __all__ = ['SHAPES', 'DEFAULT_MODES', 'BENCH_MODES', 'LOSSES', 'LABEL_WORDS', 'ENGINE_OF', 'PROFILE_ROWS', 'TARGETS', 'GPU_MODES',
@@ -129,24 +130,6 @@ def make_step(mode:str, # a key of `BENCH_MODES`
         return t.d
     step.engine = engine
     return step
-
-# %% ../nbs/18_bench_grid.ipynb #b1724637
-def _proc_mb(field:str, pid="self") -> float|None:
-    "A `VmRSS`/`VmHWM` line of /proc/PID/status, in MB (None where there is no /proc)."
-    try:
-        with open(f"/proc/{pid}/status") as f:
-            for line in f:
-                if line.startswith(field + ":"): return int(line.split()[1]) / 1024
-    except OSError: return None
-
-def _reset_hwm() -> bool:
-    "Reset this process's peak RSS (`VmHWM`) to its current RSS (Linux ≥ 4.0)."
-    try:
-        with open("/proc/self/clear_refs", "w") as f: f.write("5")
-        return True
-    except OSError: return False
-
-
 
 # %% ../nbs/18_bench_grid.ipynb #b1aprof2
 def profile_step(step, # a step from `make_step`

@@ -4,7 +4,8 @@
 
 # %% ../nbs/16_provenance.ipynb #0b0b3246
 from __future__ import annotations
-import os, platform, resource
+import ctypes, os, platform, resource
+from contextlib import contextmanager
 from pathlib import Path
 
 import torch
@@ -14,7 +15,8 @@ from .config import RunConfig, versions
 from .files import file_sha256, git_state
 
 # %% auto #0
-__all__ = ['DIAGNOSTICS', 'TRAIN_DIAGNOSTICS', 'environment', 'provenance', 'params_sha256', 'peak_memory_mb', 'privacy_scope']
+__all__ = ['M_MMAP_THRESHOLD', 'HEAP_MMAP_BYTES', 'DIAGNOSTICS', 'TRAIN_DIAGNOSTICS', 'environment', 'provenance',
+           'params_sha256', 'peak_memory_mb', 'bound_heap', 'trim_heap', 'MemoryPeaks', 'privacy_scope']
 
 # %% ../nbs/16_provenance.ipynb #10d9b960
 def environment(device:str="cpu") -> dict:
@@ -40,10 +42,66 @@ def params_sha256(model) -> str:
     for name, t in sorted(model.state_dict().items()): h.update(name.encode()); h.update(t.detach().cpu().contiguous().numpy().tobytes())
     return h.hexdigest()
 
-def peak_memory_mb(device:str="cpu") -> float:
-    "Peak memory so far: the process's maximum RSS on CPU, the allocator's peak on a GPU."
+def peak_memory_mb(device:str="cpu", peaks=None) -> float:
+    "Peak memory so far: the allocator's peak on a GPU; on CPU the process's maximum RSS (`peaks.peak()` where a `MemoryPeaks` resets the kernel's mark)"
     if device.startswith("cuda"): return torch.cuda.max_memory_allocated() / 2**20
-    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    return peaks.peak() if peaks is not None else resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+
+# %% ../nbs/16_provenance.ipynb #cea20920
+def _proc_mb(field:str, pid="self") -> float|None:
+    "A `VmRSS`/`VmHWM` line of /proc/PID/status, in MB (None where there is no /proc)."
+    try:
+        with open(f"/proc/{pid}/status") as f:
+            for line in f:
+                if line.startswith(field + ":"): return int(line.split()[1]) / 1024
+    except OSError: return None
+
+def _reset_hwm() -> bool:
+    "Reset this process's peak RSS (`VmHWM`) to its current RSS (Linux ≥ 4.0)."
+    try:
+        with open("/proc/self/clear_refs", "w") as f: f.write("5")
+        return True
+    except OSError: return False
+
+# %% ../nbs/16_provenance.ipynb #28505dff
+M_MMAP_THRESHOLD, HEAP_MMAP_BYTES = -3, 128 * 1024   # glibc's mallopt parameter, and the threshold it is fixed at
+
+def _glibc():
+    "The C library when it is glibc (with `mallopt` and `malloc_trim`), else None"
+    try:
+        lib = ctypes.CDLL("libc.so.6")
+        lib.mallopt, lib.malloc_trim   # AttributeError on another C library
+        return lib
+    except (OSError, AttributeError): return None
+
+def bound_heap() -> bool:
+    "Serve every allocation above 128 KiB by its own mmap, the threshold fixed (glibc's `mallopt`), so freed tensors go back to the system; True where applied"
+    lib = _glibc()
+    return bool(lib is not None and lib.mallopt(M_MMAP_THRESHOLD, HEAP_MMAP_BYTES))
+
+def trim_heap():
+    "Give the heap's free pages back to the system (glibc's `malloc_trim`); nothing elsewhere"
+    if (lib := _glibc()) is not None: lib.malloc_trim(0)
+
+# %% ../nbs/16_provenance.ipynb #f2cc8a74
+class MemoryPeaks:
+    "A run's peak RSS in MB, overall (`peak()`) and by phase (`with peaks('steps'): ...`, the largest of the phase's entries, in `phases`)"
+    def __init__(self): self.phases, self._seen = {}, 0.0
+    def _mark(self) -> float|None:
+        "The kernel's high-water mark, folded into the overall peak"
+        v = _proc_mb("VmHWM")
+        if v is not None: self._seen = max(self._seen, v)
+        return v
+    @contextmanager
+    def __call__(self, name:str):
+        self._mark(); ok = _reset_hwm()
+        try: yield
+        finally:
+            v = self._mark()
+            if ok and v is not None: self.phases[name] = max(self.phases.get(name, 0.0), v)
+    def peak(self) -> float:
+        "The peak so far: every mark read, and getrusage's maximum (what no reset lowered)"
+        self._mark(); return max(self._seen, resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024)
 
 # %% ../nbs/16_provenance.ipynb #e803805a
 #: a logged row's un-noised statistics of its private batch, which ε does not cover
@@ -66,7 +124,7 @@ def privacy_scope(cfg) -> dict:
     if cfg.diagnostics == "on":
         out.append(f"diagnostics: history rows' {', '.join(DIAGNOSTICS)} and data.train's {', '.join(TRAIN_DIAGNOSTICS)} "
                    "are un-noised statistics of the private training data (diagnostics='off' writes none of them)")
-    out.append("final train_time_s, mean_step_time_s, median_step_time_s and peak_memory_mb: they grow with the Poisson "
+    out.append("final train_time_s, mean_step_time_s, median_step_time_s, peak_memory_mb and memory_mb: they grow with the Poisson "
                "batches' sizes")
     out.append("evals' acc_prior, final's dev_acc_prior and baseline_acc_prior and model_info.warm_start's acc_prior: their threshold predicts label 1 for the "
                "training population's label-1 share, an un-noised count of the private labels" +

@@ -22,7 +22,8 @@ from .private import PrivateTraining, private_plan
 from .engine import make_engine
 from .model import autocast_for, build_model, class_loss, is_tied, param_counts, reinit_rows, untie
 from .config import RunConfig   # the run schema: chapter 11_config
-from .provenance import DIAGNOSTICS, _public_meta, environment, params_sha256, peak_memory_mb, privacy_scope, provenance
+from .provenance import (DIAGNOSTICS, HEAP_MMAP_BYTES, MemoryPeaks, _public_meta, bound_heap, environment, params_sha256,
+                                 peak_memory_mb, privacy_scope, provenance, trim_heap)
 from .evaluation import EVAL_FIELDS, _to, evaluate   # (the benchmark reaches `train.evaluate` in every checkout)
 from .warm import _warm_view, warm_start
 from .mechanism import head_drift, head_shift, initial_embedding, last_hidden_norms, norm_split
@@ -134,6 +135,7 @@ class _Run:
     adam_eps: float|None = None  # the preconditioned clip-only control's eps (σC/B)
     t0: float = 0.0; time_before: float = 0.0  # this segment's start; the seconds earlier segments trained (from the checkpoint)
     ck_s: float = 0; ck_t: float = 0  # a checkpoint also after ck_s seconds of work (0: by steps only), the last one's time
+    mem: object = None  # `MemoryPeaks`: the peak RSS of setup, the first step, the other steps and the evaluations
 
 # %% ../nbs/17_train.ipynb #a7e01b01
 def _load(cfg:RunConfig, data) -> tuple:
@@ -293,7 +295,7 @@ def _spent(r:_Run, method:str) -> float:
 def _log(r:_Run, step:int, row:dict, with_prv:bool) -> dict:
     "A history row: the step's statistics (none of them with diagnostics off), ε spent so far"
     row.update(step=step + 1, epoch=(step + 1) / r.steps * r.cfg.epochs, step_time_s=r.step_times[-1],
-               peak_memory_mb=peak_memory_mb(r.cfg.device))
+               peak_memory_mb=peak_memory_mb(r.cfg.device, r.mem))
     if r.cfg.diagnostics == "off": row = {k: v for k, v in row.items() if k not in DIAGNOSTICS}
     if r.e0 is not None: row["head_drift"] = head_drift(r.model, r.e0)  # from the weights: covered by ε
     if r.cfg.private:  # PRV costs up to a second a call: at evaluations and at the end; RDP on every row
@@ -304,8 +306,10 @@ def _log(r:_Run, step:int, row:dict, with_prv:bool) -> dict:
 
 def _evaluate(r:_Run, step:int, final:bool=False):
     "Evaluate on the dev split into `evals`; the final evaluation also keeps which dev examples it got right"
-    ev = evaluate(r.model, r.dev, restrict=r.cfg.restrict_loss, device=r.cfg.device, per_example=final, precision=r.cfg.precision,
-                  prior=r.prior)
+    with r.mem("evaluation"):
+        ev = evaluate(r.model, r.dev, restrict=r.cfg.restrict_loss, device=r.cfg.device, per_example=final, precision=r.cfg.precision,
+                      prior=r.prior)
+    trim_heap()
     if final: r.dev_correct, r.dev_word = ev.pop("correct"), ev.pop("label_word")
     r.m["evals"].append(dict(step=step, **ev))
 
@@ -337,7 +341,8 @@ def _finish(r:_Run, t0:float):
     r.m["final"] = dict(dev_acc=ev["acc"], dev_loss=ev["loss"], **{f"dev_{k}": ev.get(k) for k in EVAL_FIELDS},
                         dev_correct=r.dev_correct, dev_label_word=r.dev_word, steps=r.steps, **_baseline(r.m["evals"]),
                         train_time_s=r.time_before + time.time() - t0, mean_step_time_s=float(np.mean(r.step_times)),   # every segment's
-                        median_step_time_s=float(np.median(r.step_times)), peak_memory_mb=peak_memory_mb(cfg.device),
+                        median_step_time_s=float(np.median(r.step_times)), peak_memory_mb=peak_memory_mb(cfg.device, r.mem),
+                        memory_mb=dict(r.mem.phases),   # the peak RSS of each phase (CPU; empty without /proc)
                         params_sha256=params_sha256(r.model))
     if r.e0 is not None: r.m["final"]["head_shift"] = head_shift(r.model, r.e0, r.dev, device=cfg.device,   # from the weights, on the evaluated split
                                                                   h0=r.e0 if cfg.head_init == "copy" else None)  # a copied head starts at E₀
@@ -371,9 +376,13 @@ def train(cfg:RunConfig, # the run
     t0 = time.time()
     if out is not None and not overwrite: refuse_finished(out)
     if cfg.num_threads: torch.set_num_threads(cfg.num_threads)
-    r = _prepare(cfg, out, data, noise_key)
+    heap = bound_heap()   # every tensor above 128 KiB its own mapping: batches of new sizes each step do not fragment the heap
+    mem = MemoryPeaks()
+    with mem("setup"): r = _prepare(cfg, out, data, noise_key)   # data, model, warm start
+    trim_heap(); r.mem = mem
     if r.out and checkpoint_minutes: r.ck, r.ck_s = r.out/"checkpoint.pt", 60 * checkpoint_minutes   # a long run loses minutes, not hours
     r.m, r.t0 = _metrics(r), t0
+    r.m["environment"]["heap_mmap_threshold"] = HEAP_MMAP_BYTES if heap else None
     write = (lambda: atomic_write_json(r.out/"metrics.json", r.m)) if r.out and r.rank == 0 else (lambda: None)
     _resume(r)
     bar = _progress(r.steps, progress and r.rank == 0, cfg.run_id())
@@ -399,7 +408,8 @@ def _loop(r:_Run, write, bar):
     if r.start == 0: _evaluate(r, 0); _warm_after(r)
     write(); r.ck_t = time.time()
     for step in range(r.start, r.steps):
-        row, last, at_eval = _step(r, step), step + 1 == r.steps, (step + 1) % eval_k == 0
+        with r.mem("first step" if step == 0 else "steps"): row = _step(r, step)   # the first: its check against autograd
+        last, at_eval = step + 1 == r.steps, (step + 1) % eval_k == 0
         if (step + 1) % log_k == 0 or last:
             row = _log(r, step, row, at_eval or last)
             eps = row.get(f"eps_{cfg.accountant}", eps)  # the calibrating accountant's ε (PRV: at evaluations, the last one)
