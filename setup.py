@@ -29,6 +29,7 @@ min_python = cfg['min_python']
 lic = licenses.get(cfg['license'].lower(), (cfg['license'], None))
 dev_requirements = (cfg.get('dev_requirements') or '').split()
 lab_requirements = (cfg.get('lab_requirements') or '').split()  # JupyterLab, to read and run the notebooks
+study_requirements = (cfg.get('study_requirements') or '').split()  # the study: transformers, datasets, papermill, pandas, matplotlib
 
 setuptools.setup(
     name = cfg['lib_name'],
@@ -43,7 +44,10 @@ setuptools.setup(
     packages = setuptools.find_packages(include=[cfg['lib_name'], cfg['lib_name'] + '.*']),
     include_package_data = True,
     install_requires = requirements,
-    extras_require={ 'dev': dev_requirements, 'lab': lab_requirements },
+    # `pip install .` is the DP library alone; `.[study]` the study with JupyterLab; `.[dev]` the study and the tools that
+    # build and test it, without JupyterLab (CI: its jsonschema extras slow every nbformat import); `.[lab]` JupyterLab alone
+    extras_require={ 'study': study_requirements + lab_requirements, 'dev': study_requirements + dev_requirements,
+                     'lab': lab_requirements },
     dependency_links = cfg.get('dep_links','').split(),
     python_requires  = '>=' + cfg['min_python'],
     long_description = open('README.md', encoding='utf-8').read(),

@@ -11,7 +11,7 @@ from pathlib import Path
 from .definitions import MAIN_PRESET, check_preset, load_presets, preset_dir, preset_from_args, preset_options
 
 # %% auto #0
-__all__ = ['COMMANDS', 'bench_command', 'study', 'main']
+__all__ = ['COMMANDS', 'STUDY_IMPORTS', 'bench_command', 'study', 'main']
 
 # %% ../nbs/24_cli.ipynb #4b37a20f
 def bench_command(argv=None) -> int:
@@ -96,6 +96,9 @@ def _usage() -> str:
 
 # %% ../nbs/24_cli.ipynb #007d2357
 _SAID = {"train": "flag", "run": "param"}  # how a missing asset's fix is said: a flag, a -p parameter; else the assets folder
+#: what `pip install .` leaves out and `pip install .[study]` adds (settings.ini's study_requirements), by import name
+STUDY_IMPORTS = ("transformers", "tokenizers", "safetensors", "huggingface_hub", "datasets", "pandas", "matplotlib", "tqdm",
+                 "papermill", "nbconvert", "nbformat", "ipykernel", "ipywidgets")
 
 def main(argv=None) -> int:
     "Dispatch `dptie COMMAND ...` to the module that does the work."
@@ -106,6 +109,10 @@ def main(argv=None) -> int:
     if cmd not in COMMANDS:
         print(f"dptie: unknown command {cmd!r}\n\n{_usage()}", file=sys.stderr); return 2
     try: rc = COMMANDS[cmd][0](rest)
+    except ModuleNotFoundError as e:   # the DP library alone was installed: the study's commands need its extra
+        if (e.name or "").split(".")[0] not in STUDY_IMPORTS: raise
+        print(f"dptie {cmd}: error: {e.name} is not installed: `pip install .` is the DP library alone (make_private); the "
+              "study's commands need `pip install '.[study]'`", file=sys.stderr); return 2
     except (ValueError, FileNotFoundError) as e:  # bad input: the message says what and what to do, in this command's words; no traceback
         print(f"dptie {cmd}: error: {e.said(_SAID.get(cmd, 'env')) if hasattr(e, 'said') else e}", file=sys.stderr); return 2
     except KeyboardInterrupt:
