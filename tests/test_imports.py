@@ -177,3 +177,8 @@ def test_chapters_in_reading_order():
     assert not late, f"chapters that import a chapter numbered after them (renumber so each comes after what it uses): {late}"
     lib = sorted(ch[m] for m in LIBRARY); study = sorted(ch[m] for m in ch if m not in LIBRARY)
     assert lib[-1] < "10" <= study[0], f"the library's chapters must be numbered 00-09 and the study's from 10: {lib[-1]}, {study[0]}"
+
+def test_the_front_door_is_the_library():
+    "The package's front door holds the DP library's names only: the study's stay in their modules"
+    import dptie_nb
+    assert set(dptie_nb.FRONT_DOOR.values()) <= set(LIBRARY), {n: m for n, m in dptie_nb.FRONT_DOOR.items() if m not in LIBRARY}
