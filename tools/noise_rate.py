@@ -1,8 +1,10 @@
-"""How fast a DP step's Gaussian noise can be drawn on one core (issue 46 item 2), beside a plain memory copy of the same size.
+"""How fast a DP step's Gaussian noise can be drawn, and its update applied, on one core (issue 46 items 2 and 3), beside a memory copy.
 
 Each candidate fills a float32 buffer of `--n` values (default 29M: dptie-mini-reviews untied) with N(0, 1), one thread;
 the median of `--repeat` fills, alternated. Also the package's own path, `DPOptimizer._add_noise` (keyed streams of
-NOISE_CHUNK values, float32, noise added in place), on that many values. Writes reports/bench/noise_rate.json.
+NOISE_CHUNK values, float32, noise added in place), on that many values; and one step of torch's Adam over that many
+parameters (one tensor, with a gradient) in its three implementations: the default for-loop, `foreach=True` and
+`fused=True`. Writes reports/bench/noise_rate.json.
 
     python tools/noise_rate.py [--n 29000000] [--repeat 5]
 """
@@ -27,6 +29,10 @@ def main(argv=None):
              "numpy Philox standard_normal float32 (ziggurat)": (lambda G: lambda: G.standard_normal(dtype=np.float32, out=x.numpy()))(np.random.Generator(np.random.Philox(1))),
              "dptie DPOptimizer._add_noise (keyed torch streams, added in place)": lambda: opt._add_noise([y], ["w"]),
              "memory copy of the same size": lambda: y.copy_(x)}
+    for impl in ("for-loop", "foreach", "fused"):     # the update over every parameter: the optimizer's own pass
+        w = torch.nn.Parameter(torch.zeros(a.n)); w.grad = torch.randn(a.n, generator=g)
+        kw = {"for-loop": dict(foreach=False), "foreach": dict(foreach=True), "fused": dict(fused=True)}[impl]
+        cands[f"torch.optim.Adam step ({impl})"] = (lambda o: o.step)(torch.optim.Adam([w], lr=1e-3, **kw))
     ts = {k: [] for k in cands}
     for _ in range(a.repeat):
         for k, f in cands.items():
