@@ -38,6 +38,7 @@ CELLS = [(nb, f) for nb in NBS for f in FLAGS if flagged(nb, f)]
 
 @pytest.mark.parametrize("nb,flag", CELLS, ids=[f"{nb.stem}-{f}" for nb, f in CELLS])
 def test_flagged_cells(nb, flag, request):
-    "Flagged cells run inside `test_notebook` when their flag is on; otherwise this test says they were skipped"
+    "Flagged cells run inside `test_notebook` when their flag is on (nbdev skips them by settings.ini's tst_flags unless forced); otherwise this test says they were skipped"
+    assert flag in get_config().tst_flags.split(), f"'{flag}' is not in settings.ini's tst_flags: nbdev would run its cells on every machine"
     if not enabled(flag, request.config):
         pytest.skip(f"{flagged(nb, flag)} cell(s) of {nb.name} flagged '{flag}' did not run: {FLAGS[flag]}")
