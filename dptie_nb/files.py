@@ -10,7 +10,7 @@ from pathlib import Path
 import numpy as np
 
 # %% auto #0
-__all__ = ['jsonable', 'atomic_write_json', 'file_sha256', 'git_state']
+__all__ = ['jsonable', 'atomic_write_json', 'refuse_finished', 'file_sha256', 'git_state']
 
 # %% ../nbs/10a_files.ipynb #6da1057f
 def jsonable(o):
@@ -30,6 +30,16 @@ def atomic_write_json(path:str|Path, # the file to (re)write
     with open(tmp, "w") as f: json.dump(obj, f, indent=1, default=jsonable); f.flush(); os.fsync(f.fileno())
     os.replace(tmp, path)
     return path
+
+# %% ../nbs/10a_files.ipynb #e866cf4e
+def refuse_finished(out:str|Path, # the run's folder
+                    advice:str="choose another --out, or pass --overwrite (train(..., overwrite=True)) to train it again there", # what to do, in the caller's words
+                   ):
+    "Fail when `out` holds a finished run: a new run there would overwrite its results"
+    out = Path(out); f = out/"metrics.json"
+    try: done = f.exists() and json.loads(f.read_text()).get("status") == "ok"
+    except (json.JSONDecodeError, OSError): done = False
+    if done: raise ValueError(f"{out} holds a finished run ({f.name}, status ok): {advice}")
 
 # %% ../nbs/10a_files.ipynb #574759d8
 def file_sha256(path:str|Path) -> str:

@@ -11,7 +11,7 @@ from pathlib import Path
 from .assets import check_assets
 from .config import (BASELINE_KEYS, CHOICES, RunConfig, baseline_key, defaults, field_help, parse_epsilon, scratch_out,
                              stored_config)
-from .files import atomic_write_json
+from .files import atomic_write_json, refuse_finished
 # torch, transformers and Opacus (train, distributed, evaluation) are imported inside the functions that run something:
 # `dptie train` first reads its options, builds the RunConfig and finds the model and data, so that a misspelt name or a
 # missing file is refused in about a second, not after the ten seconds those imports take.
@@ -152,11 +152,12 @@ def main(argv=None):
         cfg = RunConfig.from_dict({**asdict(old), **{k: a[k] for k in _given(argv)}})
     else: cfg = RunConfig.from_dict(a)
     check_assets([cfg])   # the model, tokenizer and data: a misspelt name refused before torch is imported
+    out = Path(out or scratch_out(cfg))
+    if not overwrite: refuse_finished(out)   # a finished run's folder: refused before torch is imported
     from dptie_nb.distributed import shutdown, world
-    from dptie_nb.train import refuse_finished, train
+    from dptie_nb.train import train
     key = (done.get("privacy") or {}).get("noise_key") if done is not None and not _given(argv) else None   # the recorded run's noise, only for the same run
-    out = Path(out or scratch_out(cfg)); rank0 = world()[0] == 0
-    if not overwrite: refuse_finished(out)
+    rank0 = world()[0] == 0
     if rank0: print(_start_line(cfg, out, minutes), file=sys.stderr)
     m = train(cfg, out, overwrite=overwrite, noise_key=key, checkpoint_minutes=minutes)
     rc = 0

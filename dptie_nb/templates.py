@@ -12,6 +12,7 @@ import papermill as pm
 
 from .assets import AssetNotFound, check_assets
 from .config import RunConfig, parse_epsilon, scratch_out
+from .files import refuse_finished
 from .launch import _Parser, _field_types, _parse_opt, _shown, run_summary
 from .runner import run_notebook
 
@@ -50,7 +51,6 @@ def template_values(template:str|Path, # a papermill template, e.g. nbs/study/ex
         except (ValueError, SyntaxError): pass
     cfg = RunConfig.from_dict({k: {**dflt, **vals}[k] for k in settings if k in {**dflt, **vals}})
     check_assets([cfg])   # the model, tokenizer and data, before a kernel starts
-    from dptie_nb.train import refuse_finished   # torch: only once the names are known to be right
     out = {**dflt, **vals}.get("out")
     if not {**dflt, **vals}.get("overwrite"):
         refuse_finished(out or scratch_out(cfg), "pass -p out DIR for another folder, or -p overwrite true to train it again there")

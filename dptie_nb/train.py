@@ -13,7 +13,7 @@ import torch
 
 from .accountant import PrivacyLedger, check_delta_for, paper_delta
 from .assets import load_config, load_tokenizer
-from .files import atomic_write_json, jsonable
+from .files import atomic_write_json, jsonable, refuse_finished
 from .data import PoissonSampler, ShuffledSampler, collate, get_task, holdout_split, load_task
 from .distributed import check_same, gather_lists, init_from_env, shard, world
 from .dpoptim import VERIFY_EXAMPLES
@@ -30,7 +30,7 @@ from .mechanism import head_drift, head_shift, initial_embedding, last_hidden_no
 
 # %% auto #0
 __all__ = ['PROBE_TRAINS', 'CHECKPOINT_FORMAT', 'make_model', 'freeze_for_probe', 'clip_only_eps', 'make_optimizer',
-           'save_checkpoint', 'load_checkpoint', 'run_noise_key', 'refuse_finished', 'lr_at', 'noise_walk', 'train']
+           'save_checkpoint', 'load_checkpoint', 'run_noise_key', 'lr_at', 'noise_walk', 'train']
 
 # %% ../nbs/17_train.ipynb #f6e329c1
 def make_model(cfg:RunConfig, measure=None) -> torch.nn.Module:
@@ -218,15 +218,6 @@ def _metrics(r:_Run) -> dict:
         walk, h = noise_walk(cfg, r.steps, r.sigma, r.ebs), float(np.median(last_hidden_norms(r.model, r.dev, device=cfg.device)))
         m["privacy"].update(predicted_noise_walk=walk, median_h_norm=h, predicted_logit_noise_nats=walk * h)
     return m
-
-def refuse_finished(out:str|Path, # the run's folder
-                    advice:str="choose another --out, or pass --overwrite (train(..., overwrite=True)) to train it again there", # what to do, in the caller's words
-                   ):
-    "Fail when `out` holds a finished run: a new run there would overwrite its results"
-    out = Path(out); f = out/"metrics.json"
-    try: done = f.exists() and json.loads(f.read_text()).get("status") == "ok"
-    except (json.JSONDecodeError, OSError): done = False
-    if done: raise ValueError(f"{out} holds a finished run ({f.name}, status ok): {advice}")
 
 # %% ../nbs/17_train.ipynb #3b04036c
 def _private_state(r:_Run) -> dict:

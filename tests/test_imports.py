@@ -21,7 +21,6 @@ LAYERS = [
 IN_FUNCTIONS = {
     ("cli", "*"): "each command's module when that command runs: torch, transformers, Opacus, papermill and matplotlib take about 10 s to import, which `dptie --help` should not wait for",
     ("launch", "*"): "train, distributed and evaluation (torch, transformers, Opacus) once `dptie train` has checked its options, model and data: a misspelt name is refused in about a second (issue 48)",
-    ("templates", "template_values"): "train (torch) once the template's parameters, model and data are checked: `dptie run -p model gpt3-mini` is refused before torch is imported",
 }
 
 def modules() -> list[str]:
