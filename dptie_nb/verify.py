@@ -110,6 +110,11 @@ def verify_rtol_for(dt:torch.dtype) -> float:
     return 1e-8 if dt == torch.float64 else 1e-4 if dt == torch.float32 else 1e-2
 
 # %% ../nbs/04a_verify.ipynb #20c9dff6
+def _sq_sum(g:Tensor, dtype:torch.dtype, chunk:int=1 << 20) -> Tensor:
+    "‖g‖² in `dtype`, over chunks of `chunk` values: no full-size copy in `dtype` (a 50,257-row embedding's is 100 MB in float64)"
+    flat = g.reshape(-1)
+    return sum((c.to(dtype).pow(2).sum() for c in flat.split(chunk)), torch.zeros((), dtype=dtype, device=g.device))
+
 def _verify(cl,          # the clipper, after its norms, clip factors and sums are formed
             losses:Tensor, norms:Tensor, sums:dict, k:int):
     "Recompute the first `k` examples' gradients by autograd, one at a time: their norms; with k = B also the clipped sums"
@@ -120,7 +125,7 @@ def _verify(cl,          # the clipper, after its norms, clip factors and sums a
         with torch.enable_grad(): li = losses[i]
         gi = torch.autograd.grad(li, ps, retain_graph=i < k - 1, allow_unused=True)
         for p, g in zip(ps, gi):
-            if g is not None: ref_sq[cl.pnames[id(p)]][i] = g.to(norms.dtype).pow(2).sum()
+            if g is not None: ref_sq[cl.pnames[id(p)]][i] = _sq_sum(g, norms.dtype)
         if k == B: gs.append(gi)
     ref = sum(ref_sq.values()).sqrt()
     rtol = cl.verify_tolerance
