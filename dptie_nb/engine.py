@@ -59,6 +59,11 @@ class DptieStep:
         except BaseException:
             if clip is not model: clip.detach()                   # nothing stays hooked after a refusal
             raise
+    @classmethod
+    def around(cls, opt:DPOptimizer):
+        "The step of a DP optimizer assembled by the library (`private.assemble`): the study's private runs"
+        self = cls.__new__(cls); self.opt = opt
+        return self
     @property
     def verify_next(self) -> bool:
         "Whether the next micro-batch of >= 2 examples will be checked against autograd (the run's first-step check)"

@@ -7,7 +7,7 @@ from __future__ import annotations
 import math, warnings
 from collections import Counter
 from collections.abc import Mapping
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, replace
 import numpy as np
 import torch, torch.nn as nn
 from torch import Tensor
@@ -20,7 +20,7 @@ from fastcore.basics import patch
 
 # %% auto #0
 __all__ = ['SEEDED_WARNING', 'SHARED_WARNING', 'PrivatePlan', 'private_plan', 'PrivateTraining', 'shared_parameters', 'describe',
-           'make_private']
+           'assemble', 'make_private']
 
 # %% ../nbs/08_private.ipynb #10069a9d
 @dataclass(frozen=True)
@@ -212,6 +212,22 @@ def _group_size(data, repeats) -> int:
     return int(repeats)
 
 # %% ../nbs/08_private.ipynb #43f3495a
+def assemble(plan:PrivatePlan, # σ, q, N and the steps (`private_plan`)
+             model, # the model to clip (or a `GhostClipper` over it)
+             optimizer:torch.optim.Optimizer, # the inner optimizer over its trainable parameters
+             max_grad_norm:float=1.0, # C
+             seed:int|None=None, # the Poisson batches' seed (make_private: 0 when secure)
+             secure:bool=False, # batches and noise from the OS's entropy (a release)
+             noise_key:int|None=None, # the noise streams' key (runs given one key share their noise), else one drawn from `generator`
+             generator:torch.Generator|None=None, # a seeded generator the noise key is drawn from (research runs)
+             **kw) -> PrivateTraining: # `DPOptimizer`/`GhostClipper` options
+    "The one assembly of a private run, `make_private`'s and the study's: the Poisson sampler, the ledger, the DP optimizer that counts each step into it"
+    sampler, ledger = PoissonSampler(plan.n, plan.q, seed, secure=secure), PrivacyLedger()
+    opt = DPOptimizer(optimizer, model, plan.noise_multiplier, max_grad_norm, expected_batch_size=plan.q * plan.n,
+                      generator=generator, secure=secure, noise_key=noise_key, sampler=sampler, ledger=ledger, **kw)
+    return PrivateTraining(opt, sampler, ledger, plan)
+
+# %% ../nbs/08_private.ipynb #2e71a5ae
 def make_private(model:nn.Module, # the model to train (its trainable parameters are clipped)
                  optimizer:torch.optim.Optimizer, # the inner optimizer over the model's trainable parameters
                  data, # the training set (anything with len; indexable with loss_fn) or its size N
@@ -247,9 +263,7 @@ def make_private(model:nn.Module, # the model to train (its trainable parameters
         raise ValueError("make_private(..., loss_fn=...) draws its batches from data itself: pass the training set (len and "
                          "data[i]), not its size")
     plan = private_plan(n, batch_size, epochs, target_epsilon, delta, accountant)
-    sampler, ledger = PoissonSampler(plan.n, plan.q, 0 if secure else seed, secure=secure), PrivacyLedger()
     gen = None if secure or noise_key is not None else torch.Generator().manual_seed(seed)
-    opt = DPOptimizer(optimizer, model, plan.noise_multiplier, max_grad_norm, expected_batch_size=plan.q * plan.n,
-                      generator=gen, secure=secure, noise_key=noise_key, sampler=sampler, ledger=ledger, **kw)
-    return PrivateTraining(opt, sampler, ledger, plan, data if loss_fn is not None else None, loss_fn,
-                           collate_fn or default_collate, micro_batch_size, group)
+    priv = assemble(plan, model, optimizer, max_grad_norm, 0 if secure else seed, secure, noise_key, gen, **kw)
+    return replace(priv, data=data if loss_fn is not None else None, loss_fn=loss_fn, collate_fn=collate_fn or default_collate,
+                   micro_batch_size=micro_batch_size, group=group)

@@ -18,8 +18,8 @@ from .data import PoissonSampler, ShuffledSampler, collate, get_task, holdout_sp
 from .distributed import check_same, gather_lists, init_from_env, shard, world
 from .dpoptim import VERIFY_EXAMPLES
 from .noise import noise_key_for
-from .private import PrivateTraining, private_plan
-from .engine import make_engine
+from .private import assemble, private_plan
+from .engine import DptieStep, make_engine
 from .model import autocast_for, build_model, class_loss, is_tied, param_counts, reinit_rows, untie
 from .config import RunConfig   # the run schema: chapter 11_config
 from .provenance import (DIAGNOSTICS, HEAP_MMAP_BYTES, MemoryPeaks, _public_meta, bound_heap, environment, params_sha256,
@@ -159,12 +159,16 @@ def _privacy(r:_Run, plan, noise_key:int|None=None):
     owns = cfg.private and cfg.engine == "dptie" and cfg.tied_norm != "one-use"   # the DP optimizer counts the ledger itself
     if cfg.private and not cfg.secure_noise and (cfg.engine != "dptie" or r.key is None):   # Opacus' noise; a fresh dptie key's draw
         r.gen = torch.Generator(cfg.device).manual_seed(cfg.seed + 10_000)
-    kw = dict(noise_key=r.key, ledger=r.ledger if owns else None) if cfg.engine == "dptie" else {}
-    r.engine = make_engine(cfg.engine, r.model, r.opt, r.sigma or 0., cfg.max_grad_norm, r.ebs, r.gen, cfg.secure_noise,
-                           sampler=r.sampler if cfg.private else None, tied_norm=cfg.tied_norm, **kw)  # dptie: checks its first micro-batch and every draw
+    if owns:   # the library's one assembly, as make_private's: sampler, ledger and DP optimizer in one PrivateTraining
+        r.priv = assemble(plan, r.model, r.opt, cfg.max_grad_norm, cfg.seed, cfg.secure_noise, r.key, r.gen)
+        r.sampler, r.ledger, r.engine = r.priv.sampler, r.priv.ledger, DptieStep.around(r.priv.optimizer)
+    else:      # non-private, Opacus, and the study's emulations (no ε claimed): the study's own engines
+        kw = dict(noise_key=r.key, ledger=None) if cfg.engine == "dptie" else {}
+        r.engine = make_engine(cfg.engine, r.model, r.opt, r.sigma or 0., cfg.max_grad_norm, r.ebs, r.gen, cfg.secure_noise,
+                               sampler=r.sampler if cfg.private else None, tied_norm=cfg.tied_norm, **kw)  # dptie: checks its first micro-batch and every draw
     if cfg.engine == "dptie" and cfg.private: r.key = r.engine.opt.noise_key   # a fresh run's: its generator's draw and the nonce
     if cfg.engine == "dptie" and cfg.private and cfg.diagnostics == "on": r.engine.opt.record_sum_norm = True   # the signal the noise meets
-    if owns: r.priv = PrivateTraining(r.engine.opt, r.sampler, r.ledger, plan)   # what make_private returns: one privacy state
+
 
 # %% ../nbs/17_train.ipynb #7049db03
 def _prepare(cfg:RunConfig, out, data, noise_key:int|None=None) -> _Run:
