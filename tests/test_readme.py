@@ -70,3 +70,16 @@ def test_papermill_example_states_its_committed_run():
     ns.update(tying="untied", seed=1, num_threads=1)
     differ = {k: (ns[k], v) for k, v in m["config"].items() if k in ns and k not in ("tag", "out") and ns[k] != v}
     assert not differ, f"the template's defaults are no longer that run's settings: {differ}"
+
+def test_pilot_numbers_come_from_its_runs():
+    "The README's small-batch sentence quotes pilot-v4's checks as `selection.pilot_checks` computes them from the committed runs"
+    import re
+    from dptie_nb.selection import pilot_checks
+    readme = " ".join((ROOT/"README.md").read_text().split())
+    said = re.search(r"at DP-SGD 0\.1 the noise binds and ε 8 − ε 1 is \+([\d.]+) points, yet tied and untied differ on (\d+) of "
+                     r"([\d,]+) held-out predictions \(two seeds of one arm: (\d+)\)", readme)
+    assert said, "the README no longer states the pilot's checks 1 and 4 for DP-SGD 0.1"
+    row = pilot_checks("pilot-v4", ROOT/"reports").set_index("recipe").loc["p4-sgd0.1"]
+    dose, arms, n, seeds = said.groups()
+    assert "passed" in row["2. noise binds"] and f"ε 8 − ε 1 +{dose} points" in row["4. dose-response"], row["4. dose-response"]
+    assert f"tied and untied differ on {arms} of {n}" in row["1. arms can differ"] and f"seeds 0 and 1 of tied on {seeds};" in row["1. arms can differ"]
