@@ -246,8 +246,8 @@ def _check_due(self:DPOptimizer, losses) -> bool:
     "Whether this micro-batch is checked: the run's first of >= 2 examples, or, in a step drawn for a later check, the one drawn at random among its micro-batches"
     if self._due and self._check_at is None and self.first_step_check is not None:   # the step's first micro-batch: draw which one is checked
         b = self._sampler.last_batch if self._sampler is not None else None
-        ws = world()[1] if self._distributed else 1
-        n = (len(b) if ws == 1 else len(shard(b, *world()))) if b is not None else self.expected_batch_size / ws   # this rank's share
+        rank, ws = world() if self._distributed else (0, 1)
+        n = len(shard(b, rank, ws)) if b is not None else self.expected_batch_size / ws   # this rank's share, as `_check_batch` counts it
         per = losses.numel() if isinstance(losses, Tensor) else 1
         self._check_at = int(self._check_gen.integers(max(1, math.ceil(n / max(per, 1)))))
     if not self._checkable(losses): return False

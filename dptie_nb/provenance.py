@@ -4,7 +4,7 @@
 
 # %% ../nbs/16_provenance.ipynb #0b0b3246
 from __future__ import annotations
-import ctypes, os, platform, resource
+import ctypes, functools, os, platform, resource
 from contextlib import contextmanager
 from pathlib import Path
 
@@ -66,8 +66,9 @@ def _reset_hwm() -> bool:
 # %% ../nbs/16_provenance.ipynb #28505dff
 M_MMAP_THRESHOLD, HEAP_MMAP_BYTES = -3, 128 * 1024   # glibc's mallopt parameter, and the threshold it is fixed at
 
+@functools.cache
 def _glibc():
-    "The C library when it is glibc (with `mallopt` and `malloc_trim`), else None"
+    "The C library when it is glibc (with `mallopt` and `malloc_trim`), else None (looked up once)"
     try:
         lib = ctypes.CDLL("libc.so.6")
         lib.mallopt, lib.malloc_trim   # AttributeError on another C library
