@@ -41,8 +41,8 @@ def check_locality(model:nn.Module, # the model, run in its own training mode wi
                    first:bool,      # the run's first check: also that the training-mode forward is deterministic
                   ):
     "Fail unless each example of `solo`, its loss computed alone, has the loss it has in the whole micro-batch"
-    def run(pos):
-        out = torch.as_tensor(recompute(pos)).detach().double().flatten().cpu()
+    def run(pos):                    # losses only: no graph kept (the checked micro-batch's own graph is alive beside it)
+        with torch.no_grad(): out = torch.as_tensor(recompute(pos)).detach().double().flatten().cpu()
         if out.shape != (len(pos),): raise ValueError(f"recompute(pos) must return one loss per position: got {tuple(out.shape)} for {len(pos)} positions")
         return out
     with _deterministic_train_mode(model):

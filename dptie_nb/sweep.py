@@ -200,18 +200,19 @@ def _duration(s:float) -> str:
     s = max(0.0, s)
     return f"{s:.0f} s" if s < 90 else f"{s / 60:.0f} min" if s < 5400 else f"{int(s // 3600)} h {int(s % 3600 // 60):02d} min"
 
-def progress_line(running:dict, # run id -> (seconds since it started, (step, planned steps) or None)
+def progress_line(running:dict, # run id -> (seconds since it started, (step, planned steps) or None[, the step it started from])
                   finished:list, # seconds each run finished by this sweep took
                   queued:int, # runs not started yet
                   jobs:int, # runs at a time
                  ) -> str:
     "Each running run's step of its planned steps, and the time left for the sweep at the pace so far."
-    pace = {rid: el * sp[1] / sp[0] for rid, (el, sp) in running.items() if sp and sp[0] > 0}  # a run's whole time at its pace
-    per = sum(finished) / len(finished) if finished else sum(pace.values()) / len(pace) if pace else None
-    parts = [f"{rid} step {sp[0]}/{sp[1]}" if sp else f"{rid} starting" for rid, (el, sp) in running.items()]
+    run = {rid: (v[0], v[1], v[2] if len(v) > 2 else 0) for rid, v in running.items()}
+    rate = {rid: el / (sp[0] - s0) for rid, (el, sp, s0) in run.items() if sp and sp[0] > s0}  # seconds a step, over the steps this sweep ran
+    per = sum(finished) / len(finished) if finished else sum(rate[r] * run[r][1][1] for r in rate) / len(rate) if rate else None
+    parts = [f"{rid} step {sp[0]}/{sp[1]}" if sp else f"{rid} starting" for rid, (el, sp, _) in run.items()]
     if per is None: eta = "time left: known once a run has taken a step"
-    else:
-        left = sum(max(0.0, pace.get(rid, per) - el) for rid, (el, _) in running.items()) + queued * per
+    else:    # a run resumed from its checkpoint at step s0 is timed by its steps since then, not by all its steps
+        left = sum(rate[rid] * (sp[1] - sp[0]) if rid in rate else max(0.0, per - el) for rid, (el, sp, _) in run.items()) + queued * per
         eta = f"about {_duration(left / max(1, min(jobs, len(running) + queued)))} left"
     return "  running: " + ", ".join(parts) + (f"; {queued} queued" if queued else "") + f"; {eta}"
 
@@ -314,9 +315,9 @@ def _stop_sweep(preset:str, # preset name
 # %% ../nbs/20_sweep.ipynb #8064bd61
 def _run_all(preset:str, todo:list, out:Path, template:Path|None, jobs:int, progress_s:float, log=print) -> list[dict]:
     "Run `todo`, `jobs` at a time: a line as each finishes, progress lines meanwhile; Ctrl-C stops them all (`_stop_sweep`)."
-    results, t0, started, stop = [], time.time(), {}, threading.Event()
+    results, t0, started, begun, stop = [], time.time(), {}, {}, threading.Event()
     def job(c):
-        started[c.run_id()] = time.time()
+        started[c.run_id()] = time.time(); begun[c.run_id()] = (run_progress(out/"runs"/c.run_id()) or (0, 0))[0]  # a resumed run's step
         return run_one(c, out, template, stop)
     ex = ThreadPoolExecutor(max_workers=jobs)
     futs = {ex.submit(job, c): c for c in todo}
@@ -327,9 +328,9 @@ def _run_all(preset:str, todo:list, out:Path, template:Path|None, jobs:int, prog
             for f in finished:
                 r = f.result(); results.append(r)
                 log(_result_line(r, len(results), len(todo), time.time() - t0))
-            now = {futs[f].run_id(): (time.time() - started.get(futs[f].run_id(), time.time()), run_progress(out/"runs"/futs[f].run_id()))
-                   for f in pending if f.running()}
-            state = {rid: sp for rid, (_, sp) in now.items()}
+            now = {futs[f].run_id(): (time.time() - started.get(futs[f].run_id(), time.time()), run_progress(out/"runs"/futs[f].run_id()),
+                                      begun.get(futs[f].run_id(), 0)) for f in pending if f.running()}
+            state = {rid: v[1] for rid, v in now.items()}
             if now and (state != shown or time.time() - last >= HEARTBEAT_S):
                 log(progress_line(now, [r.get("seconds", 0) for r in results if r["status"] == "ok"],
                                   sum(not f.running() for f in pending), jobs))

@@ -120,13 +120,16 @@ def _verify(cl,          # the clipper, after its norms, clip factors and sums a
     "Recompute the first `k` examples' gradients by autograd, one at a time: their norms; with k = B also the clipped sums"
     B, ps, C = len(norms), cl.params, cl.max_grad_norm
     ref_sq = {cl.pnames[id(p)]: norms.new_zeros(k) for p in ps}
-    gs = []
+    c = cl.last_clip_factors[:k]
+    want = [None] * len(ps) if k == B else None   # Σ_i c_i g_i in float64, summed as each g_i comes: one copy, not B gradients
     for i in range(k):
         with torch.enable_grad(): li = losses[i]
         gi = torch.autograd.grad(li, ps, retain_graph=i < k - 1, allow_unused=True)
-        for p, g in zip(ps, gi):
-            if g is not None: ref_sq[cl.pnames[id(p)]][i] = _sq_sum(g, norms.dtype)
-        if k == B: gs.append(gi)
+        for j, (p, g) in enumerate(zip(ps, gi)):
+            if g is None: continue
+            ref_sq[cl.pnames[id(p)]][i] = _sq_sum(g, norms.dtype)
+            if want is not None: t = c[i].double() * g.double(); want[j] = t if want[j] is None else want[j].add_(t)
+        del gi
     ref = sum(ref_sq.values()).sqrt()
     rtol = cl.verify_tolerance
     rel = (norms[:k] - ref).abs() / ref.clamp_min(1e-30)
@@ -136,15 +139,13 @@ def _verify(cl,          # the clipper, after its norms, clip factors and sums a
         raise RuntimeError(f"verify: per-example gradient norms disagree with autograd for {int((rel > rtol).sum())} of the "
                            f"{k} example(s) checked (max relative error {rel.max().item():.2e} > {rtol:.0e}); worst parameter "
                            f"'{worst}' (relative error of its squared norm {perr[worst]:.2e})")
-    c = cl.last_clip_factors[:k]
     over = c * ref > C * (1 + rtol)            # (a clipper that is not private, an emulation, exceeds C by design)
     if over.any() and cl.private: raise RuntimeError(f"verify: for {int(over.sum())} of the {k} example(s) checked the clip factor lets the "
                                       f"autograd gradient exceed C = {C:g}; please report it")
     if k < B: return
     for j, p in enumerate(ps):
-        want = sum(c[i].double() * gs[i][j].double() for i in range(B) if gs[i][j] is not None)
-        if not isinstance(want, Tensor): want = torch.zeros_like(p, dtype=torch.float64)
+        w = want[j] if want[j] is not None else torch.zeros_like(p, dtype=torch.float64)
         got = sums.get(id(p), torch.zeros_like(p)).double()
-        e = ((got - want).norm() / want.norm().clamp_min(1e-30)).item()
+        e = ((got - w).norm() / w.norm().clamp_min(1e-30)).item()
         if e > rtol: raise RuntimeError(f"verify: clipped gradient sum of '{cl.pnames[id(p)]}' disagrees with autograd "
                                         f"(relative error {e:.2e} > {rtol:.0e})")
