@@ -1,12 +1,12 @@
 """Where a study run's memory goes, by phase, with glibc's heap bounded (what `train` does) and as glibc leaves it (issue 46 item 4).
 
 Short runs of pilot-v4's shape (dptie-mini-reviews, SST-2 subsample N = 16,384, T = 64, bf16, the 20-step public warm-start,
-DP-SGD at eps 3, micro-batches of 128), each in a fresh process: `--steps` steps at B = 512 and at B = 64. Each run
+DP-SGD at eps 3, micro-batches of 128), each in a fresh process: `--steps` steps at B = 512 and at B = 64, tied and untied. Each run
 records `final.memory_mb` (peak RSS of setup, evaluation, the first step with its autograd check, and the other steps)
 and `final.peak_memory_mb`. "glibc default" turns `train`'s `bound_heap` off in that process. Writes
 reports/bench/run_memory.json.
 
-    python tools/run_memory.py [--steps 8] [--batch-sizes 512,64]
+    python tools/run_memory.py [--steps 8] [--batch-sizes 512,64] [--tyings tied,untied]
 """
 import argparse, json, platform, subprocess, sys, tempfile
 from pathlib import Path
@@ -25,11 +25,12 @@ print(json.dumps(dict(memory_mb=m["final"]["memory_mb"], peak_memory_mb=m["final
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--steps", type=int, default=8); ap.add_argument("--batch-sizes", default="512,64")
+    ap.add_argument("--tyings", default="tied,untied")
     ap.add_argument("--out", default="reports/bench/run_memory.json")
     a = ap.parse_args(argv)
     rows = []
-    for B in map(int, a.batch_sizes.split(",")):
-        cfg = dict(model="dptie-mini-reviews", task="sst2", regime="pretrained", tying="tied", epsilon=3.0, max_len=64,
+    for tying, B in [(t, b) for t in a.tyings.split(",") for b in map(int, a.batch_sizes.split(","))]:
+        cfg = dict(model="dptie-mini-reviews", task="sst2", regime="pretrained", tying=tying, epsilon=3.0, max_len=64,
                    train_cap=18384, holdout=2000, eval_split="holdout", label_words="bad,good", restrict_loss=False,
                    batch_size=B, epochs=a.steps * B / 16384, max_grad_norm=1.0, micro_batch_size=128, precision="bf16",
                    accountant="rdp", warm_start_steps=20, warm_start_lr=1e-4, eval_every=max(1, a.steps // 2), num_threads=1,
@@ -37,10 +38,10 @@ def main(argv=None):
         for heap in ("bounded", "default"):
             with tempfile.TemporaryDirectory() as d:
                 r = subprocess.run([sys.executable, "-c", CHILD, heap, json.dumps(cfg), d], capture_output=True, text=True)
-            if r.returncode: sys.exit(f"B={B} {heap}: {r.stderr[-2000:]}")
+            if r.returncode: sys.exit(f"{tying} B={B} {heap}: {r.stderr[-2000:]}")
             rec = json.loads(r.stdout.strip().splitlines()[-1])
-            rows.append(dict(B=B, heap=heap, **rec))
-            print(f"B={B:4d} heap {heap:8s}: peak {rec['peak_memory_mb']:.0f} MB; " +
+            rows.append(dict(tying=tying, B=B, heap=heap, **rec))
+            print(f"{tying:6s} B={B:4d} heap {heap:8s}: peak {rec['peak_memory_mb']:.0f} MB; " +
                   ", ".join(f"{k} {v:.0f}" for k, v in rec["memory_mb"].items()), flush=True)
     out = dict(what=__doc__.splitlines()[0], steps=a.steps, rows=rows, machine=dict(platform=platform.platform(), python=sys.version.split()[0]),
                note="RSS in MiB (/proc VmHWM per phase); runs beside other work on a 2-core machine (memory does not depend on it)")
