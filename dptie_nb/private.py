@@ -27,6 +27,9 @@ __all__ = ['SEEDED_WARNING', 'SHARED_WARNING', 'PrivatePlan', 'private_plan', 'P
 class PrivatePlan:
     "What a private run will spend: N, q, steps, δ and σ (calibrated to `target_epsilon` by `accountant`, or given)"
     n: int; q: float; steps: int; delta: float; noise_multiplier: float; accountant: str; target_epsilon: float
+    def sampler(self, seed:int|None=None, secure:bool=False) -> PoissonSampler:
+        "The plan's batches: each of the N examples in a step's batch with probability q, from `seed` or (secure) the OS's entropy"
+        return PoissonSampler(self.n, self.q, seed, secure=secure)
 
 def private_plan(n:int, # the sampling population N
                  batch_size:float, # expected batch size q·N
@@ -222,7 +225,7 @@ def assemble(plan:PrivatePlan, # σ, q, N and the steps (`private_plan`)
              generator:torch.Generator|None=None, # a seeded generator the noise key is drawn from (research runs)
              **kw) -> PrivateTraining: # `DPOptimizer`/`GhostClipper` options
     "The one assembly of a private run, `make_private`'s and the study's: the Poisson sampler, the ledger, the DP optimizer that counts each step into it"
-    sampler, ledger = PoissonSampler(plan.n, plan.q, seed, secure=secure), PrivacyLedger()
+    sampler, ledger = plan.sampler(seed, secure), PrivacyLedger()
     opt = DPOptimizer(optimizer, model, plan.noise_multiplier, max_grad_norm, expected_batch_size=plan.q * plan.n,
                       generator=generator, secure=secure, noise_key=noise_key, sampler=sampler, ledger=ledger, **kw)
     return PrivateTraining(opt, sampler, ledger, plan)

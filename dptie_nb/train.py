@@ -14,7 +14,7 @@ import torch
 from .accountant import PrivacyLedger, check_delta_for, paper_delta
 from .assets import load_config, load_tokenizer
 from .files import atomic_write_json, jsonable, refuse_finished
-from .data import PoissonSampler, ShuffledSampler, collate, get_task, holdout_split, load_task
+from .data import ShuffledSampler, collate, get_task, holdout_split, load_task
 from .distributed import check_same, gather_lists, init_from_env, shard, world
 from .dpoptim import VERIFY_EXAMPLES
 from .noise import noise_key_for
@@ -96,10 +96,10 @@ def load_checkpoint(path:Path, cfg) -> dict:
 
 # %% ../nbs/17_train.ipynb #e20b6285
 def _plan(cfg, n_train):
-    "Sampler, steps, q, expected batch size and the private plan (`private_plan`, as make_private's) of a run"
+    "Sampler (a private run's comes from its plan, in `_privacy`), steps, q, expected batch size and the private plan (`private_plan`, as make_private's) of a run"
     if cfg.private:
         p = private_plan(n_train, cfg.batch_size, cfg.epochs, cfg.epsilon, cfg.delta, cfg.accountant, cfg.sigma)
-        return PoissonSampler(n_train, p.q, cfg.seed, secure=cfg.secure_noise), p.steps, p.q, p.q * n_train, p
+        return None, p.steps, p.q, p.q * n_train, p
     s = ShuffledSampler(n_train, cfg.batch_size, cfg.seed)
     return s, max(1, int(round(cfg.epochs * s.steps_per_epoch))), None, None, None
 
@@ -163,6 +163,7 @@ def _privacy(r:_Run, plan, noise_key:int|None=None):
         r.priv = assemble(plan, r.model, r.opt, cfg.max_grad_norm, cfg.seed, cfg.secure_noise, r.key, r.gen)
         r.sampler, r.ledger, r.engine = r.priv.sampler, r.priv.ledger, DptieStep.around(r.priv.optimizer)
     else:      # non-private, Opacus, and the study's emulations (no ε claimed): the study's own engines
+        if cfg.private: r.sampler = plan.sampler(cfg.seed, cfg.secure_noise)   # the plan's Poisson batches, as assemble's
         kw = dict(noise_key=r.key, ledger=None) if cfg.engine == "dptie" else {}
         r.engine = make_engine(cfg.engine, r.model, r.opt, r.sigma or 0., cfg.max_grad_norm, r.ebs, r.gen, cfg.secure_noise,
                                sampler=r.sampler if cfg.private else None, tied_norm=cfg.tied_norm, **kw)  # dptie: checks its first micro-batch and every draw
