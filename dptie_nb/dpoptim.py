@@ -94,6 +94,30 @@ class DPOptimizer(torch.optim.Optimizer):
         for p in self.clipper.params: p.grad = None
         self._sums, self._digests, self._examples, self._ids, self._mb, self._check_at = {}, set(), 0, set(), 0, None
         self.clipper.reset_marks(); self.clipper.clear()
+    # read-only views: σ, C, q·N and q change only through `set_mechanism`
+    mechanism = property(lambda self: self._mech, doc="σ, C, q·N and q of the steps to come")
+    noise_multiplier = property(lambda self: self._mech.noise_multiplier, doc="σ")
+    max_grad_norm = property(lambda self: self._mech.max_grad_norm, doc="C")
+    expected_batch_size = property(lambda self: self._mech.expected_batch_size, doc="q·N")
+    sample_rate = property(lambda self: self._mech.sample_rate, doc="q (None without a sampler)")
+    noise_std = property(lambda self: self.noise_multiplier * self.max_grad_norm / self.expected_batch_size, doc="Std of the noise in the averaged gradient, σC/(qN)")
+    secure = property(lambda self: self._secure, doc="noise from os.urandom-seeded generators")
+    generator = property(lambda self: self._generator, doc="the seeded noise generator, if any")
+    noise_source = property(lambda self: self._keyed_by, doc="'secure' (os.urandom per stream), 'key' (a given key), 'generator' (seeded, with a fresh nonce) or 'os' (a key from os.urandom)")
+    noise_key = property(lambda self: self._noise_key, doc="the key of the noise streams (None when secure): whoever knows it knows the noise")
+    shared_noise = property(lambda self: self._shared, doc="whether the key was given (noise_key=): runs given one key share their noise")
+    noise_keys = property(lambda self: [list(k) for k in self._keys], doc="[from step, key] of every key the noise came from: the run's own, then each resume's")
+    sampler = property(lambda self: self._sampler, doc="the Poisson sampler checked at every step, if any")
+    ledger = property(lambda self: self._ledger, doc="the ledger that counts every step, if any")
+    distributed = property(lambda self: self._distributed, doc="whether the clipped sums are summed over ranks")
+    examples = property(lambda self: self._examples, doc="examples backpropagated in the logical batch under way (this rank)")
+    last_stats = property(lambda self: self.clipper.last_stats, doc="How the last backward's per-example squared norms split, as the clipper recorded it")
+    # torch's Optimizer face, the inner optimizer's (torch's __init__ is not called: no groups of its own); stepping stays the noised step
+    param_groups = property(lambda self: self.optimizer.param_groups, doc="the inner optimizer's parameter groups (what LR schedulers set)")
+    state = property(lambda self: self.optimizer.state, doc="the inner optimizer's state")
+    defaults = property(lambda self: self.optimizer.defaults, doc="the inner optimizer's defaults")
+    def _params(self): return [p for g in self.optimizer.param_groups for p in g['params'] if p.requires_grad]
+
 
 # %% ../nbs/07_dpoptim.ipynb #b2633e69
 def _settings(noise_multiplier, expected_batch_size, generator, secure, noise_key, check_rate, distributed, sampler, ledger) -> tuple:
@@ -139,41 +163,6 @@ def _clipper_for(clipper_or_model, max_grad_norm, ledger, clipper_kw:dict) -> tu
                          "(TiedNormEmulation(model, C, 'triangle'), dptie_nb.emulations), or run the emulation without a "
                          "ledger (train() records its ε as infinite)")
     return clipper, own
-
-# %% ../nbs/07_dpoptim.ipynb #826b132f
-# the mechanism is read-only: `set_mechanism` is the one way to change it
-DPOptimizer.mechanism = property(lambda self: self._mech, doc="σ, C, q·N and q of the steps to come")
-DPOptimizer.noise_multiplier = property(lambda self: self._mech.noise_multiplier, doc="σ")
-DPOptimizer.max_grad_norm = property(lambda self: self._mech.max_grad_norm, doc="C")
-DPOptimizer.expected_batch_size = property(lambda self: self._mech.expected_batch_size, doc="q·N")
-DPOptimizer.sample_rate = property(lambda self: self._mech.sample_rate, doc="q (None without a sampler)")
-DPOptimizer.secure = property(lambda self: self._secure, doc="noise from os.urandom-seeded generators")
-DPOptimizer.generator = property(lambda self: self._generator, doc="the seeded noise generator, if any")
-DPOptimizer.sampler = property(lambda self: self._sampler, doc="the Poisson sampler checked at every step, if any")
-DPOptimizer.ledger = property(lambda self: self._ledger, doc="the ledger that counts every step, if any")
-DPOptimizer.distributed = property(lambda self: self._distributed, doc="whether the clipped sums are summed over ranks")
-DPOptimizer.examples = property(lambda self: self._examples, doc="examples backpropagated in the logical batch under way (this rank)")
-DPOptimizer.noise_key = property(lambda self: self._noise_key, doc="the key of the noise streams (None when secure): whoever knows it knows the noise")
-DPOptimizer.shared_noise = property(lambda self: self._shared, doc="whether the key was given (noise_key=): runs given one key share their noise")
-DPOptimizer.noise_keys = property(lambda self: [list(k) for k in self._keys], doc="[from step, key] of every key the noise came from: the run's own, then each resume's")
-@patch(as_prop=True)
-def noise_source(self:DPOptimizer) -> str:
-    "'secure' (os.urandom per stream), 'key' (a given key), 'generator' (seeded, with a fresh nonce) or 'os' (a key from os.urandom)"
-    return self._keyed_by
-@patch(as_prop=True)
-def noise_std(self:DPOptimizer) -> float:
-    "Std of the noise in the averaged gradient, σC/(qN)"
-    return self.noise_multiplier * self.max_grad_norm / self.expected_batch_size
-@patch
-def _params(self:DPOptimizer): return [p for g in self.optimizer.param_groups for p in g['params'] if p.requires_grad]
-# torch's Optimizer face, the inner optimizer's (torch's __init__ is not called: no groups of its own); stepping stays the noised step
-DPOptimizer.param_groups = property(lambda self: self.optimizer.param_groups, doc="the inner optimizer's parameter groups (what LR schedulers set)")
-DPOptimizer.state = property(lambda self: self.optimizer.state, doc="the inner optimizer's state")
-DPOptimizer.defaults = property(lambda self: self.optimizer.defaults, doc="the inner optimizer's defaults")
-@patch(as_prop=True)
-def last_stats(self:DPOptimizer) -> dict|None:
-    "How the last backward's per-example squared norms split, as the clipper recorded it"
-    return self.clipper.last_stats
 
 # %% ../nbs/07_dpoptim.ipynb #658ee090
 @patch
