@@ -245,14 +245,17 @@ def _verdict(binds:str, learns:str) -> str:
     waits = [n for n, c in (("2", binds), ("3", learns)) if c == "not run"]
     return f"waits for check{'s' if len(waits) > 1 else ''} {' and '.join(waits)}" if waits else _PASSES
 
-def _select(T:pd.DataFrame, dp:dict, sel:dict) -> pd.DataFrame:
-    "The verdicts with the declared `select` rule applied to the passing recipes' DP runs."
+def _select(T:pd.DataFrame, dp:dict, sel:dict, waiting:dict|None=None) -> pd.DataFrame:
+    "The verdicts with the declared `select` rule applied to the passing recipes' DP runs; a `waiting` recipe whose DP run could not win says so"
     if not dp: return T
     c, v = pilot_choice(pd.DataFrame(list(dp.values())), sel), lambda r, k: num(r[k], 3) if k == "auroc" else f"{num(r[k])}%"
     w, by, then = c.iloc[0], sel["by"], sel["then"]
     T.loc[T.recipe == w.tag, "verdict"] = (f"selected: {SELECT_BY[by]} {v(w, by)}, {SELECT_BY[then]} {v(w, then)}"
                                            + (f"; the best of {len(c)} that pass" if len(c) > 1 else "; the only one that passes"))
     for _, r in c.iloc[1:].iterrows(): T.loc[T.recipe == r.tag, "verdict"] = f"{_PASSES}; not selected ({SELECT_BY[by]} {v(r, by)})"
+    for tag, r in (waiting or {}).items():   # were it to pass checks 2 and 3, would the rule still choose w?
+        if pilot_choice(pd.DataFrame([*dp.values(), r]), sel).iloc[0].tag == w.tag:
+            T.loc[T.recipe == tag, "verdict"] += f"; cannot overtake the selection ({SELECT_BY[by]} {v(r, by)})"
     return T
 
 def pilot_checks(name:str, # the pilot's preset: its runs are `reports/<name>/runs`
@@ -262,13 +265,14 @@ def pilot_checks(name:str, # the pilot's preset: its runs are `reports/<name>/ru
     "One row per recipe (the runs sharing a tag) of a pilot: issue 47's five checks in order, and the verdict by the declared rules."
     preset = check_preset(name) if preset is None else preset
     p, sel = pilot_thresholds(preset, name), check_rules(preset, name)[0] or SELECT_DEFAULTS
-    runs, rows, dp = load_runs(Path(reports)/name/"runs")[0], [], {}
+    runs, rows, dp, waiting = load_runs(Path(reports)/name/"runs")[0], [], {}, {}
     for tag, g in runs.groupby(runs.tag.fillna("(no tag)"), sort=True):
         r = _recipe_runs(g, p, tag)
         cells = [_differ(r), _binds(r, p), _learns(r, p), _dose(r, p), _cost(r, p)]
         rows.append([tag, *cells, _verdict(cells[1], cells[2])])
         if rows[-1][-1] == _PASSES: dp[tag] = r["dp"]
-    return _select(pd.DataFrame(rows, columns=PILOT_COLUMNS), dp, sel)
+        elif rows[-1][-1].startswith("waits") and r["dp"] is not None: waiting[tag] = r["dp"]
+    return _select(pd.DataFrame(rows, columns=PILOT_COLUMNS), dp, sel, waiting)
 
 # %% ../nbs/22e_selection.ipynb #845067f0
 def pilot_checks_md(T:pd.DataFrame) -> str:
@@ -276,7 +280,9 @@ def pilot_checks_md(T:pd.DataFrame) -> str:
     if not len(T): return "No run of the pilot has finished yet: no check has run."
     tags = lambda d: ", ".join(f"`{t}`" for t in d.recipe)
     sel, wait = T[T.verdict.str.startswith("selected")], T[T.verdict.str.startswith("waits")]
-    later = f" Not judged yet (check 2 or 3 not run): {tags(wait)}, which may change this." if len(wait) else ""
+    shut = wait.verdict.str.contains("cannot overtake")
+    later = (f" Not judged yet (check 2 or 3 not run): {tags(wait[~shut])}, which may change this." if (~shut).any() else "") + \
+            (f" Not judged yet, and unable to overtake it whatever checks 2 and 3 say: {tags(wait[shut])}." if shut.any() else "")
     if len(sel): s = f"Selected by the `select` rule: `{sel.recipe.iloc[0]}` ({sel.verdict.iloc[0].removeprefix('selected: ')})."
     elif len(wait) == len(T): s = "No recipe has finished checks 2 and 3 yet."; later = ""
     else:
