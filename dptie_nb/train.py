@@ -20,6 +20,7 @@ from .dpoptim import VERIFY_EXAMPLES
 from .noise import noise_key_for
 from .private import assemble, private_plan
 from .engine import DptieStep, make_engine
+from .emulations import TiedNormEmulation
 from .model import autocast_for, build_model, class_loss, is_tied, param_counts, reinit_rows, untie
 from .config import RunConfig   # the run schema: chapter 11_config
 from .provenance import (DIAGNOSTICS, HEAP_MMAP_BYTES, MemoryPeaks, _public_meta, bound_heap, environment, params_sha256,
@@ -160,7 +161,11 @@ def _privacy(r:_Run, plan, noise_key:int|None=None):
     if cfg.private and not cfg.secure_noise and (cfg.engine != "dptie" or r.key is None):   # Opacus' noise; a fresh dptie key's draw
         r.gen = torch.Generator(cfg.device).manual_seed(cfg.seed + 10_000)
     if owns:   # the library's one assembly, as make_private's: sampler, ledger and DP optimizer in one PrivateTraining
-        r.priv = assemble(plan, r.model, r.opt, cfg.max_grad_norm, cfg.seed, cfg.secure_noise, r.key, r.gen)
+        clip = r.model if cfg.tied_norm == "exact" else TiedNormEmulation(r.model, cfg.max_grad_norm, cfg.tied_norm)   # the DP triangle bound
+        try: r.priv = assemble(plan, clip, r.opt, cfg.max_grad_norm, cfg.seed, cfg.secure_noise, r.key, r.gen)
+        except BaseException:
+            if clip is not r.model: clip.detach()   # nothing stays hooked after a refusal
+            raise
         r.sampler, r.ledger, r.engine = r.priv.sampler, r.priv.ledger, DptieStep.around(r.priv.optimizer)
     else:      # non-private, Opacus, and the study's emulations (no ε claimed): the study's own engines
         if cfg.private: r.sampler = plan.sampler(cfg.seed, cfg.secure_noise)   # the plan's Poisson batches, as assemble's
@@ -169,6 +174,11 @@ def _privacy(r:_Run, plan, noise_key:int|None=None):
                                sampler=r.sampler if cfg.private else None, tied_norm=cfg.tied_norm, **kw)  # dptie: checks its first micro-batch and every draw
     if cfg.engine == "dptie" and cfg.private: r.key = r.engine.opt.noise_key   # a fresh run's: its generator's draw and the nonce
     if cfg.engine == "dptie" and cfg.private and cfg.diagnostics == "on": r.engine.opt.record_sum_norm = True   # the signal the noise meets
+
+def _clipped_by(engine) -> str|None:
+    "Which clipper bounded a dptie run's examples: its class and tied norm (`GhostClipper(exact)`, `TiedNormEmulation(triangle)`); None for other engines"
+    c = getattr(getattr(engine, "opt", None), "clipper", None)
+    return f"{type(c).__name__}({c.tied_norm})" if c is not None and hasattr(c, "tied_norm") else None
 
 
 # %% ../nbs/17_train.ipynb #7049db03
@@ -216,6 +226,7 @@ def _metrics(r:_Run) -> dict:
                           **({"noise_key": r.key} if r.key is not None else {}),
                           sampling=("secure" if cfg.secure_noise else "seeded") if cfg.private else None,
                           diagnostics=cfg.diagnostics, **({"adam_eps": r.adam_eps} if r.adam_eps is not None else {}),
+                          clipped_by=_clipped_by(r.engine),
                           **privacy_scope(cfg)),
              history=[], evals=[])
     if not r.model.dptie_info["pretrained"]: m["warning"] = f"{cfg.model} was randomly initialised (regime={cfg.regime!r})"
