@@ -14,7 +14,7 @@ from matplotlib.figure import Figure
 
 from .config import stored_config
 from .definitions import MODE_LABELS, MODE_ORDER
-from .results import eps_key, eps_text, is_dp, run_epsilon, part_index, part_keys, part_label, task_key, chance_of, unclaimed
+from .results import eps_order, eps_text, is_dp, run_epsilon, part_index, part_keys, part_label, task_key, chance_of, unclaimed
 from .stats import paired_diffs, MIN_INTERVAL_N, summarise, with_variants, comparisons
 from .gates import evaluate_gates, failed_gates, unrun_gates
 from .sources import bench_groups, evals_frame, history_frame, mode_order, norms_table, paper_gap_tests, paper_gaps, parts_frame
@@ -123,9 +123,9 @@ def plot_run(m:dict, # one run's metrics (from `train` or a metrics.json)
 # %% ../nbs/22_figures.ipynb #cb9d0b39
 LEGEND_BELOW = dict(loc="upper center", bbox_to_anchor=(0.5, 0), borderaxespad=4.5, ncol=2, frameon=False)  # a long legend under its panel, 4.5 font sizes below its axis (two-line tick labels), not squeezing it
 
-def _eps_positions(labels) -> dict:
-    "x position of each ε label: finite ε ascending, then non-private."
-    return {l: i for i, l in enumerate(sorted(set(labels), key=eps_key))}
+def _eps_positions(s:pd.DataFrame) -> dict:
+    "x position of each ε label of a summary `s`: finite ε ascending, then the controls (`eps_order`)."
+    return {l: i for i, l in enumerate(eps_order(s))}
 
 def _eps_axis(a, pos:dict):
     a.set_xticks(list(pos.values()), [eps_text(l).replace(" (", "\n(").replace("clip only", "clip\nonly") for l in pos], fontsize=9)
@@ -253,7 +253,7 @@ def plot_accuracy(runs:pd.DataFrame, # runs from `load_runs`
             s = S[(S.task == task) & (S.model == model) & (S.regime == regime)]
             if not len(s): _empty(a, f"no runs of {task}"); _empty(b, ""); continue
             here = runs[(runs.task == task) & (runs.model == model) & (runs.regime == regime)]
-            pos = _eps_positions(s.eps_label)
+            pos = _eps_positions(s)
             for x in (a, b): x.set_xlim(-0.5, len(pos) - 0.5)   # each ε's markers within its tick's band
             ys = _plot_arms(a, s, pos, acc, here, metric)
             _ylim(a, ys, acc, 0.0 if acc else None, 100.0 if acc else None)

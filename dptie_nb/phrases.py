@@ -11,7 +11,7 @@ import numpy as np
 import pandas as pd
 
 from .assets import GLUE_TRAIN_ROWS, shown_path
-from .results import chance_of, eps_key, eps_text, get_key
+from .results import chance_of, eps_order, eps_text, get_key
 from .stats import MIN_INTERVAL_N, summarise
 from .sources import paper_steps
 
@@ -397,7 +397,7 @@ def overview(runs:pd.DataFrame, skipped:list, runs_dir="", bench_note:str|None=N
     runs_dir = shown_path(runs_dir) if runs_dir else runs_dir
 
     s = [say("overview", n=len(runs), dir=runs_dir, tasks=runs.task, models=runs.model, regimes=runs.regime, arms=runs.arm,
-             eps=sorted(set(runs.eps_label), key=eps_key), seeds=[int(x) for x in runs.seed]) if len(runs) else
+             eps=eps_order(runs), seeds=[int(x) for x in runs.seed]) if len(runs) else
          say("overview.none", dir=runs_dir)]
     if skipped: s.append(say("overview.skipped", n=len(skipped)))
     return " ".join(s + [say("note", note=n) for n in (bench_note, paper_note) if n])

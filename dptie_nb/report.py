@@ -24,7 +24,7 @@ from .runner import run_notebook
 from .figures import fig_png
 from .findings import gap_differences
 from .phrases import Table, acc_text, ci_text, comparison_verdict, num, p_text, pct, signed, values_text, verdict
-from .results import POINTS, eps_key, eps_label, part_keys, part_label, task_key, load_runs
+from .results import POINTS, eps_rank, eps_label, part_keys, part_label, task_key, load_runs
 from .stats import DIFF_COLUMNS, comparisons, paired_diffs, summarise, with_variants
 from .gates import NOT_RUN, evaluate_gates, failed_gates, gates_text, unrun_gates
 from .sources import BASELINE_MODE, norms_table, paper_gaps, paper_gap_tests, find_paper
@@ -141,25 +141,25 @@ def _our_label(x) -> str:
     eng = f", {x.engine}" if x.get("engine") not in (None, "dptie", "none") else ""
     return f"ours: {x.model}, {x.regime}{eng}" + (f" ({x.variant})" if x.get("variant") else "")
 
-def _row_key(k) -> tuple: return (task_key(k[0]), eps_key(k[1]), *k[2:])
-
 def _paper_first(cols) -> list: return sorted(cols, key=lambda c: (not c.startswith("paper"), c))
 
 def paper_table(runs:pd.DataFrame, # runs from `load_runs`
                 paper:dict|None, # from `load_paper`
                ) -> pd.DataFrame:
     "Accuracy (points) per task, ε and arm: the paper's DistilGPT2 and GPT-2 (normal clipping, as published) beside each of our models (one decimal)."
-    rows = {}
+    rows, rank = {}, {}   # rank: each row's ε as a number, for its order
     for r in (paper or {}).get("results", []):
         if r.get("clipping") == "ghost": continue  # same accuracy as normal clipping in the paper
-        rows.setdefault((r["task"], eps_label(r.get("epsilon")), r["tying"]), {})[f"paper: {r['model']}"] = acc_text(r["acc"], r.get("sd", math.nan))
+        k = (r["task"], eps_label(r.get("epsilon")), r["tying"]); rank[k] = eps_rank(r.get("epsilon"), k[1])
+        rows.setdefault(k, {})[f"paper: {r['model']}"] = acc_text(r["acc"], r.get("sd", math.nan))
     if len(runs):
         v = with_variants(runs)
         v["_label"] = [_our_label(x) for _, x in v.iterrows()]
         for (task, el, arm, lab), g in v.groupby(["task", "eps_label", "arm", "_label"], sort=False):   # by arm: a random head is its own row
             rows.setdefault((task, el, arm), {})[lab] = acc_text(g.acc.mean(), g.acc.std(ddof=1) if len(g) > 1 else math.nan, len(g), nd=1)
+            rank[task, el, arm] = min(rank.get((task, el, arm), math.inf), eps_rank(g.epsilon.iloc[0], el))
     if not rows: return pd.DataFrame(columns=["task", "ε", "arm"])
-    keys = sorted(rows, key=_row_key)
+    keys = sorted(rows, key=lambda k: (task_key(k[0]), rank[k], k[1], *k[2:]))
     cols = _paper_first(dict.fromkeys(c for k in keys for c in rows[k]))
     return pd.DataFrame([dict(task=k[0], ε=k[1], arm=k[2], **{c: rows[k].get(c, "–") for c in cols}) for k in keys])
 
@@ -206,15 +206,15 @@ def gaps_table(runs:pd.DataFrame, paper:dict|None) -> pd.DataFrame:
     C = comparisons(runs) if len(runs) else pd.DataFrame()
     T, out = paper_gap_tests(paper), []
     for _, r in T.iterrows():
-        out.append(dict(task=r.task, ε=r.eps_label, who="paper", model=r.model, arm="untied", n=f"{r.n} + {r.n}",
+        out.append(dict(task=r.task, ε=r.eps_label, _e=eps_rank(r.epsilon, r.eps_label), who="paper", model=r.model, arm="untied", n=f"{r.n} + {r.n}",
                         gap=f"{signed(r.gap)} [{ci_text(r.lo, r.hi)}]", p=p_text(r.p), holm=p_text(r.p_holm), verdict=_paper_verdict(r)))
     for _, d in C.iterrows():
-        out.append(dict(task=d.task, ε=d.eps_label, who="ours", model=f"{d.model}, {d.regime}" + (f" ({d.variant})" if d.variant else ""),
+        out.append(dict(task=d.task, ε=d.eps_label, _e=eps_rank(d.epsilon, d.eps_label), who="ours", model=f"{d.model}, {d.regime}" + (f" ({d.variant})" if d.variant else ""),
                         arm=d.arm, n=f"{d.n} paired", gap=f"{signed(d['diff'])} [{ci_text(d.lo, d.hi)}]", p=p_text(d.p),
                         holm="primary: not corrected" if d.primary else p_text(d.p_holm), verdict=comparison_verdict(d, C.attrs["margin"], short=True)))
     if not out: return pd.DataFrame()
     df = pd.DataFrame(out)
-    df = df.iloc[sorted(range(len(df)), key=lambda i: (task_key(df.task[i]), eps_key(df["ε"][i]), df.who[i] != "paper"))]
+    df = df.iloc[sorted(range(len(df)), key=lambda i: (task_key(df.task[i]), df._e[i], df["ε"][i], df.who[i] != "paper"))].drop(columns="_e")
     return df.rename(columns={"who": "", "gap": "untied − tied [95% CI]", "p": "p (raw)", "holm": "p (Holm)"}).reset_index(drop=True)
 
 # %% ../nbs/23_report.ipynb #g9c00002
@@ -239,7 +239,7 @@ def loss_table(runs:pd.DataFrame) -> pd.DataFrame:
 def per_run_table(runs:pd.DataFrame) -> pd.DataFrame:
     "One row per run: its arm, ε and seed, dev accuracy and loss at the end, ε spent by PRV and RDP, steps and seconds per step."
     if not len(runs): return pd.DataFrame()
-    r = runs.assign(_t=[task_key(t) for t in runs.task], _e=[eps_key(e) for e in runs.eps_label]).sort_values(["_t", "regime", "_e", "arm", "seed"])
+    r = runs.assign(_t=[task_key(t) for t in runs.task], _e=[eps_rank(e, l) for e, l in zip(runs.epsilon, runs.eps_label)]).sort_values(["_t", "regime", "_e", "arm", "seed"])
     return pd.DataFrame({"run": r.run_id, "arm": r.arm, "ε": r.eps_label, "seed": r.seed, "dev acc. (%)": [num(x, 1) for x in r.acc],
                          "dev loss": [num(x, 3) for x in r.dev_loss], "ε (PRV)": [num(x, 2) for x in r.eps_prv],
                          "ε (RDP)": [num(x, 2) for x in r.eps_rdp], "steps": r.steps, "s/step": [num(x, 1) for x in r.mean_step_time_s]})

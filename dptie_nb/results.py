@@ -15,10 +15,10 @@ from .config import CLIP_ONLY, NONPRIVATE, SAME_SETTING, RunConfig, baseline_key
 
 # %% auto #0
 __all__ = ['TASK_ORDER', 'SPENT_RTOL', 'NONPRIVATE_IGNORED', 'TIED_NORM_ARMS', 'PARTS', 'TOTAL_KEYS', 'RUN_COLUMNS', 'BELOW_ACC',
-           'POINTS', 'task_key', 'eps_key', 'is_dp', 'eps_text', 'spent_epsilon', 'run_epsilon', 'arm_of', 'setting_of',
-           'part_index', 'part_keys', 'part_label', 'run_parts', 'part_shares', 'MissingKey', 'get_key', 'chance_of',
-           'eval_fields', 'predicts_one_class', 'unpack_bits', 'head_fields', 'mechanism_fields', 'run_row',
-           'claims_nothing', 'unclaimed', 'load_runs', 'with_baselines']
+           'POINTS', 'task_key', 'eps_rank', 'eps_order', 'is_dp', 'eps_text', 'spent_epsilon', 'run_epsilon', 'arm_of',
+           'setting_of', 'part_index', 'part_keys', 'part_label', 'run_parts', 'part_shares', 'MissingKey', 'get_key',
+           'chance_of', 'eval_fields', 'predicts_one_class', 'unpack_bits', 'head_fields', 'mechanism_fields',
+           'run_row', 'claims_nothing', 'unclaimed', 'load_runs', 'with_baselines']
 
 # %% ../nbs/21_results.ipynb #96eaa1f5
 TASK_ORDER = ("sst2", "qnli", "qqp")
@@ -27,15 +27,20 @@ def task_key(task:str) -> tuple:
     "Sort key of a task: the paper's order (SST-2, QNLI, QQP), then any other by name."
     return (TASK_ORDER.index(task) if task in TASK_ORDER else len(TASK_ORDER), task)
 
-def eps_key(label:str) -> float:
-    "Sort key of an ε label: by the ε it states (a target, or the ε spent) ascending, then an unknown ε spent, the clip-only control, non-private."
+def eps_rank(epsilon:float|None, # the ε a level is labelled by: its target, or the ε spent (NaN or None: unknown)
+             label:str, # its label (`eps_label`)
+            ) -> float:
+    "Sort key of a privacy level, from its number: the ε it is labelled by ascending, then a private level whose ε spent is unknown or ∞, the clip-only control, non-private."
     if label == NONPRIVATE: return math.inf
     if label == CLIP_ONLY: return sys.float_info.max
-    if label.startswith("σ="):
-        m = re.search(r"\(spent ε=([^)]+)\)$", label)
-        try: return float(m.group(1)) if m else sys.float_info.max / 2
-        except ValueError: return sys.float_info.max / 2  # ∞ spent
-    return float(label)
+    e = math.nan if epsilon is None else float(epsilon)
+    return e if math.isfinite(e) else sys.float_info.max / 2
+
+def eps_order(df:pd.DataFrame) -> list[str]:
+    "The ε labels of a frame with `epsilon` and `eps_label` columns (runs, a summary, comparisons), in `eps_rank` order (ties by label)"
+    rank = {}
+    for e, l in zip(df.epsilon, df.eps_label): rank[l] = min(rank.get(l, math.inf), eps_rank(e, l))
+    return sorted(rank, key=lambda l: (rank[l], l))
 
 def is_dp(label:str) -> bool:
     "Whether an ε label is a DP arm (not the clip-only or non-private control)"
