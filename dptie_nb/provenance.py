@@ -15,8 +15,9 @@ from .config import RunConfig, versions
 from .files import file_sha256, git_state
 
 # %% auto #0
-__all__ = ['M_MMAP_THRESHOLD', 'HEAP_MMAP_BYTES', 'DIAGNOSTICS', 'TRAIN_DIAGNOSTICS', 'environment', 'provenance',
-           'params_sha256', 'peak_memory_mb', 'bound_heap', 'trim_heap', 'MemoryPeaks', 'privacy_scope']
+__all__ = ['M_MMAP_THRESHOLD', 'HEAP_MMAP_BYTES', 'KERNEL_CACHES', 'KERNEL_CACHE_ENTRIES', 'DIAGNOSTICS', 'TRAIN_DIAGNOSTICS',
+           'environment', 'provenance', 'params_sha256', 'peak_memory_mb', 'bound_heap', 'trim_heap',
+           'bound_kernel_caches', 'MemoryPeaks', 'privacy_scope']
 
 # %% ../nbs/16_provenance.ipynb #10d9b960
 def environment(device:str="cpu") -> dict:
@@ -83,6 +84,17 @@ def bound_heap() -> bool:
 def trim_heap():
     "Give the heap's free pages back to the system (glibc's `malloc_trim`); nothing elsewhere"
     if (lib := _glibc()) is not None: lib.malloc_trim(0)
+
+# %% ../nbs/16_provenance.ipynb #2ac85964
+KERNEL_CACHES = ("ONEDNN_PRIMITIVE_CACHE_CAPACITY", "LRU_CACHE_CAPACITY")   # oneDNN's primitive cache, ideep's LRU cache
+KERNEL_CACHE_ENTRIES = 64   # train's capacity for each: a few steps' shapes (the default is 1,024)
+
+def bound_kernel_caches(entries:int=KERNEL_CACHE_ENTRIES) -> dict:
+    "Cap oneDNN's and ideep's caches of compiled kernels at `entries` each, unless the environment sets them; in force only if set before the process's first oneDNN matmul. The capacities"
+    if isinstance(entries, bool) or not isinstance(entries, int) or entries < 1:
+        raise ValueError(f"entries={entries!r}: a cache capacity is an integer >= 1 (ideep's LRU cache at 0 crashes the process)")
+    for k in KERNEL_CACHES: os.environ.setdefault(k, str(entries))
+    return {k: os.environ[k] for k in KERNEL_CACHES}
 
 # %% ../nbs/16_provenance.ipynb #f2cc8a74
 class MemoryPeaks:

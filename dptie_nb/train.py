@@ -23,7 +23,7 @@ from .engine import DptieStep, make_engine
 from .emulations import TiedNormEmulation
 from .model import autocast_for, build_model, class_loss, is_tied, param_counts, reinit_rows, untie
 from .config import RunConfig   # the run schema: chapter 11_config
-from .provenance import (DIAGNOSTICS, HEAP_MMAP_BYTES, MemoryPeaks, _public_meta, bound_heap, environment, params_sha256,
+from .provenance import (DIAGNOSTICS, HEAP_MMAP_BYTES, MemoryPeaks, _public_meta, bound_heap, bound_kernel_caches, environment, params_sha256,
                                  peak_memory_mb, privacy_scope, provenance, trim_heap)
 from .evaluation import EVAL_FIELDS, _to, evaluate   # (the benchmark reaches `train.evaluate` in every checkout)
 from .warm import _warm_view, warm_start
@@ -384,12 +384,13 @@ def train(cfg:RunConfig, # the run
     if out is not None and not overwrite: refuse_finished(out)
     if cfg.num_threads: torch.set_num_threads(cfg.num_threads)
     heap = bound_heap()   # every tensor above 128 KiB its own mapping: batches of new sizes each step do not fragment the heap
+    caches = bound_kernel_caches()   # bf16: oneDNN's kernels for a few shapes, not 1,024 (Poisson batches bring new ones)
     mem = MemoryPeaks()
     with mem("setup"): r = _prepare(cfg, out, data, noise_key)   # data, model, warm start
     trim_heap(); r.mem = mem
     if r.out and checkpoint_minutes: r.ck, r.ck_s = r.out/"checkpoint.pt", 60 * checkpoint_minutes   # a long run loses minutes, not hours
     r.m, r.t0 = _metrics(r), t0
-    r.m["environment"]["heap_mmap_threshold"] = HEAP_MMAP_BYTES if heap else None
+    r.m["environment"].update(heap_mmap_threshold=HEAP_MMAP_BYTES if heap else None, kernel_caches=caches)
     write = (lambda: atomic_write_json(r.out/"metrics.json", r.m)) if r.out and r.rank == 0 else (lambda: None)
     _resume(r)
     bar = _progress(r.steps, progress and r.rank == 0, cfg.run_id())

@@ -11,6 +11,8 @@ reports/bench/heap_growth.json.
 """
 import argparse, json, os, platform, subprocess, sys, tempfile
 from pathlib import Path
+from run_memory import pilot_shape
+from dptie_nb.provenance import KERNEL_CACHES
 
 CHILD = r"""
 import ctypes, gc, json, sys
@@ -39,32 +41,30 @@ def counted(*a, **k):
 T._one_step = counted
 cfg = RunConfig(**json.loads(sys.argv[1]))
 m = T.train(cfg, out=sys.argv[2], progress=False)
-print(json.dumps(dict(rows=rows, peak_memory_mb=m["final"]["peak_memory_mb"])))
+print(json.dumps(dict(rows=rows, peak_memory_mb=m["final"]["peak_memory_mb"], median_step_time_s=m["final"]["median_step_time_s"],
+                      kernel_caches=m["environment"].get("kernel_caches"))))
 """
 
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--steps", type=int, default=40); ap.add_argument("--batch-size", type=int, default=128)
-    ap.add_argument("--precisions", default="bf16,float32"); ap.add_argument("--onednn-cache", type=int, default=None)
+    ap.add_argument("--precisions", default="bf16,float32"); ap.add_argument("--caches", type=int, default=1024)
     ap.add_argument("--out", default="reports/bench/heap_growth.json")
     a = ap.parse_args(argv)
-    cases = [(p, None) for p in a.precisions.split(",")] + ([("bf16", a.onednn_cache)] if a.onednn_cache is not None else [])
+    cases = [(p, None) for p in a.precisions.split(",")] + [("bf16", a.caches)]
     out = []
     for prec, cache in cases:
-        cfg = dict(model="dptie-mini-reviews", task="sst2", regime="pretrained", tying="tied", epsilon=3.0, max_len=64,
-                   train_cap=18384, holdout=2000, eval_split="holdout", label_words="bad,good", restrict_loss=False,
-                   batch_size=a.batch_size, epochs=a.steps * a.batch_size / 16384, max_grad_norm=1.0, micro_batch_size=128,
-                   precision=prec, accountant="rdp", warm_start_steps=20, warm_start_lr=1e-4, eval_every=10_000, num_threads=1,
-                   optimizer="adam", lr=4e-3, checkpoint_every=0)
-        env = dict(os.environ, **({"ONEDNN_PRIMITIVE_CACHE_CAPACITY": str(cache)} if cache is not None else {}))
+        cfg = pilot_shape("tied", a.batch_size, a.steps, precision=prec, optimizer="adam", momentum=0.0, lr=4e-3)
+        env = {k: v for k, v in os.environ.items() if k not in KERNEL_CACHES}   # None: train's cap
+        if cache is not None: env.update({k: str(cache) for k in KERNEL_CACHES})
         with tempfile.TemporaryDirectory() as d:
             r = subprocess.run([sys.executable, "-c", CHILD, json.dumps(cfg), d], capture_output=True, text=True, env=env)
         if r.returncode: sys.exit(f"{prec}: {r.stderr[-2000:]}")
         rec = json.loads(r.stdout.strip().splitlines()[-1]); rs = rec["rows"]
         per = (rs[-1]["rss"] - rs[0]["rss"]) / (rs[-1]["step"] - rs[0]["step"]) if len(rs) > 1 else float("nan")
-        out.append(dict(precision=prec, onednn_cache=cache, rss_mib_per_step=per, **rec))
-        print(f"{prec:8s} oneDNN cache {cache if cache is not None else 'default':>7}: RSS {rs[0]['rss']:.0f} -> {rs[-1]['rss']:.0f} MiB "
-              f"from step {rs[0]['step']} to {rs[-1]['step']} ({per:+.1f} MiB a step); reachable tensors {rs[0]['tensors']:.0f} -> {rs[-1]['tensors']:.0f} MiB", flush=True)
+        out.append(dict(precision=prec, caches=cache, rss_mib_per_step=per, **rec))
+        print(f"{prec:8s} kernel caches {cache if cache is not None else 'capped':>6}: RSS {rs[0]['rss']:.0f} -> {rs[-1]['rss']:.0f} MiB "
+              f"from step {rs[0]['step']} to {rs[-1]['step']} ({per:+.1f} MiB a step); reachable tensors {rs[0]['tensors']:.0f} -> {rs[-1]['tensors']:.0f} MiB; median step {rec['median_step_time_s']:.2f} s", flush=True)
     res = dict(what=__doc__.splitlines()[0], steps=a.steps, batch_size=a.batch_size, cases=out,
                machine=dict(platform=platform.platform(), python=sys.version.split()[0]), note="MiB; runs beside other work (memory does not depend on it)")
     Path(a.out).parent.mkdir(parents=True, exist_ok=True); Path(a.out).write_text(json.dumps(res, indent=1) + "\n")

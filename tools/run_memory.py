@@ -22,6 +22,14 @@ print(json.dumps(dict(memory_mb=m["final"]["memory_mb"], peak_memory_mb=m["final
                       mmap_threshold=m["environment"].get("heap_mmap_threshold"), steps=m["final"]["steps"])))
 """
 
+def pilot_shape(tying:str, B:int, steps:int, **over) -> dict:
+    "A RunConfig's fields for `steps` steps of pilot-v4's shape at batch B (DP-SGD at eps 3, bf16, micro-batches of 128); `over` replaces any"
+    return dict(dict(model="dptie-mini-reviews", task="sst2", regime="pretrained", tying=tying, epsilon=3.0, max_len=64,
+                     train_cap=18384, holdout=2000, eval_split="holdout", label_words="bad,good", restrict_loss=False,
+                     batch_size=B, epochs=steps * B / 16384, max_grad_norm=1.0, micro_batch_size=128, precision="bf16",
+                     accountant="rdp", warm_start_steps=20, warm_start_lr=1e-4, eval_every=10_000, num_threads=1,
+                     optimizer="sgd", momentum=0.9, lr=0.1, checkpoint_every=0), **over)
+
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--steps", type=int, default=8); ap.add_argument("--batch-sizes", default="512,64")
@@ -30,11 +38,7 @@ def main(argv=None):
     a = ap.parse_args(argv)
     rows = []
     for tying, B in [(t, b) for t in a.tyings.split(",") for b in map(int, a.batch_sizes.split(","))]:
-        cfg = dict(model="dptie-mini-reviews", task="sst2", regime="pretrained", tying=tying, epsilon=3.0, max_len=64,
-                   train_cap=18384, holdout=2000, eval_split="holdout", label_words="bad,good", restrict_loss=False,
-                   batch_size=B, epochs=a.steps * B / 16384, max_grad_norm=1.0, micro_batch_size=128, precision="bf16",
-                   accountant="rdp", warm_start_steps=20, warm_start_lr=1e-4, eval_every=max(1, a.steps // 2), num_threads=1,
-                   optimizer="sgd", momentum=0.9, lr=0.1, checkpoint_every=0)
+        cfg = pilot_shape(tying, B, a.steps, eval_every=max(1, a.steps // 2))
         for heap in ("bounded", "default"):
             with tempfile.TemporaryDirectory() as d:
                 r = subprocess.run([sys.executable, "-c", CHILD, heap, json.dumps(cfg), d], capture_output=True, text=True)
