@@ -66,10 +66,10 @@ def clip_only_eps(cfg:RunConfig, n_train:int) -> float|None:
     return p.noise_multiplier * cfg.max_grad_norm / (p.q * n_train)
 
 def make_optimizer(cfg:RunConfig, params):
-    "The run's torch optimiser"
+    "The run's torch optimiser: Adam and AdamW fused, one pass over every parameter (SGD as the running studies began it)"
     if cfg.optimizer == "sgd": return torch.optim.SGD(params, lr=cfg.lr, momentum=cfg.momentum)
-    if cfg.optimizer == "adam": return torch.optim.Adam(params, lr=cfg.lr)
-    return torch.optim.AdamW(params, lr=cfg.lr, weight_decay=cfg.weight_decay)
+    if cfg.optimizer == "adam": return torch.optim.Adam(params, lr=cfg.lr, fused=True)
+    return torch.optim.AdamW(params, lr=cfg.lr, weight_decay=cfg.weight_decay, fused=True)
 
 # %% ../nbs/17_train.ipynb #d90234bf
 CHECKPOINT_FORMAT = 2  # 2: a dptie run's privacy state is its PrivateTraining's state_dict (ledger, sampler position, noise key)
