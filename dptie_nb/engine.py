@@ -5,6 +5,7 @@
 # %% ../nbs/15_engine.ipynb #ef3d76e0
 from __future__ import annotations
 import os, warnings
+from contextlib import contextmanager
 import torch
 from torch import Tensor
 from .dpoptim import DPOptimizer
@@ -12,7 +13,8 @@ from .emulations import TiedNormEmulation
 from .distributed import all_reduce_, is_distributed
 
 # %% auto #0
-__all__ = ['VERIFY_FAILED', 'ENGINE_TYPES', 'NonPrivate', 'DptieStep', 'OpacusStep', 'OpacusGhostStep', 'make_engine']
+__all__ = ['VERIFY_FAILED', 'ENGINE_TYPES', 'NonPrivate', 'clipper_for', 'DptieStep', 'OpacusStep', 'OpacusGhostStep',
+           'make_engine']
 
 # %% ../nbs/15_engine.ipynb #af7a3c64
 class NonPrivate:
@@ -44,6 +46,19 @@ VERIFY_FAILED = ("the check of the first DP step failed: {e}. The engine's per-e
                  "locality check's to find, and one divided by a constant computed outside the batch (Hugging Face's "
                  "num_items_in_batch) neither check can see; make_private(..., loss_fn=...) builds the batches itself")
 
+# %% ../nbs/15_engine.ipynb #cba96e0d
+@contextmanager
+def clipper_for(model, # the model a dptie step clips
+                max_grad_norm:float, # C
+                tied_norm:str="exact", # "exact", or an emulation of `TiedNormEmulation` ('triangle', 'one-use')
+               ):
+    "What a dptie step clips with, for `with ... as clip:` around what is built on it: the model (the exact norm) or the study's emulation over it, unhooked again if that is refused"
+    clip = model if tied_norm == "exact" else TiedNormEmulation(model, max_grad_norm, tied_norm)
+    try: yield clip
+    except BaseException:
+        if clip is not model: clip.detach()   # nothing stays hooked after a refusal
+        raise
+
 # %% ../nbs/15_engine.ipynb #901193a3
 class DptieStep:
     "Exact ghost clipping and the DP step of `DPOptimizer`, whose first-step check runs on the first micro-batch of >= 2 examples"
@@ -52,13 +67,10 @@ class DptieStep:
                  generator:torch.Generator|None=None, secure:bool=False, sampler=None, check_first_step:bool=True,
                  tied_norm:str="exact", noise_key:int|None=None, ledger=None):
         if secure and generator is not None: raise ValueError("secure_noise: pass no seeded generator")
-        clip = model if tied_norm == "exact" else TiedNormEmulation(model, max_grad_norm, tied_norm)   # the study's emulations
-        try: self.opt = DPOptimizer(optimizer, clip, noise_multiplier, max_grad_norm, expected_batch_size=expected_batch_size,
-                                    generator=generator, secure=secure, sampler=sampler, check_first_step=check_first_step,
-                                    noise_key=noise_key, ledger=ledger)
-        except BaseException:
-            if clip is not model: clip.detach()                   # nothing stays hooked after a refusal
-            raise
+        with clipper_for(model, max_grad_norm, tied_norm) as clip:
+            self.opt = DPOptimizer(optimizer, clip, noise_multiplier, max_grad_norm, expected_batch_size=expected_batch_size,
+                                   generator=generator, secure=secure, sampler=sampler, check_first_step=check_first_step,
+                                   noise_key=noise_key, ledger=ledger)
     @classmethod
     def around(cls, opt:DPOptimizer):
         "The step of a DP optimizer assembled by the library (`private.assemble`): the study's private runs"

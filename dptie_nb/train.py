@@ -19,8 +19,7 @@ from .distributed import check_same, gather_lists, init_from_env, shard, world
 from .dpoptim import VERIFY_EXAMPLES
 from .noise import noise_key_for
 from .private import assemble, private_plan
-from .engine import DptieStep, make_engine
-from .emulations import TiedNormEmulation
+from .engine import DptieStep, clipper_for, make_engine
 from .model import autocast_for, build_model, class_loss, is_tied, param_counts, reinit_rows, untie
 from .config import RunConfig   # the run schema: chapter 11_config
 from .provenance import (DIAGNOSTICS, HEAP_MMAP_BYTES, MemoryPeaks, _public_meta, bound_heap, bound_kernel_caches, environment, params_sha256,
@@ -161,13 +160,10 @@ def _privacy(r:_Run, plan, noise_key:int|None=None):
     if cfg.private and not cfg.secure_noise and (cfg.engine != "dptie" or r.key is None):   # Opacus' noise; a fresh dptie key's draw
         r.gen = torch.Generator(cfg.device).manual_seed(cfg.seed + 10_000)
     if owns:   # the library's one assembly, as make_private's: sampler, ledger and DP optimizer in one PrivateTraining
-        clip = r.model if cfg.tied_norm == "exact" else TiedNormEmulation(r.model, cfg.max_grad_norm, cfg.tied_norm)   # the DP triangle bound
-        try: r.priv = assemble(plan, clip, r.opt, cfg.max_grad_norm, cfg.seed, cfg.secure_noise, r.key, r.gen)
-        except BaseException:
-            if clip is not r.model: clip.detach()   # nothing stays hooked after a refusal
-            raise
+        with clipper_for(r.model, cfg.max_grad_norm, cfg.tied_norm) as clip:   # the exact norm, or the DP triangle bound
+            r.priv = assemble(plan, clip, r.opt, cfg.max_grad_norm, cfg.seed, cfg.secure_noise, r.key, r.gen)
         r.sampler, r.ledger, r.engine = r.priv.sampler, r.priv.ledger, DptieStep.around(r.priv.optimizer)
-    else:      # non-private, Opacus, and the study's emulations (no ε claimed): the study's own engines
+    else:      # non-private, Opacus, and the one-use emulation (no ε claimed): the study's own engines
         if cfg.private: r.sampler = plan.sampler(cfg.seed, cfg.secure_noise)   # the plan's Poisson batches, as assemble's
         kw = dict(noise_key=r.key, ledger=None) if cfg.engine == "dptie" else {}
         r.engine = make_engine(cfg.engine, r.model, r.opt, r.sigma or 0., cfg.max_grad_norm, r.ebs, r.gen, cfg.secure_noise,
