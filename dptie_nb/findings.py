@@ -11,7 +11,7 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
-from .results import is_dp, eps_rank, eps_order, eps_text, get_key, part_index, unclaimed
+from .results import is_dp, eps_ranks, eps_order, eps_text, get_key, part_index, unclaimed
 from .stats import MIN_INTERVAL_N, DIFF_COLUMNS, comparisons, paired_diffs, summarise, PRIMARY_EXTRA, CONTROL_EXTRA, with_variants
 from .gates import evaluate_gates, failed_gates, gates_text, unrun_gates, headroom, AT_CHANCE
 from .sources import BENCH_COLUMNS, BY_HAND, accountant_table, norms_table, paper_gap_tests
@@ -76,7 +76,7 @@ def learning_brief(runs:pd.DataFrame) -> str:
     if not len(r): return say("learned.none")
     dp = r[[is_dp(e) for e in r.eps_label]]
     which = [say("one_class_in", setting=f"{reg}, {eps_text(el)}", c=int(g.one_class.sum()), k=len(g))
-             for (reg, _, el), g in r.assign(_e=[eps_rank(e, l) for e, l in zip(r.epsilon, r.eps_label)]).groupby(["regime", "_e", "eps_label"], sort=True)
+             for (reg, _, el), g in r.assign(_e=eps_ranks(r)).groupby(["regime", "_e", "eps_label"], sort=True)
              if g.one_class.any()]
     return say("learned", k=len(dp), a0=dp.auroc0.mean(), a=dp.auroc.mean(), c=int(r.one_class.sum()), n=len(r), which=which)
 

@@ -24,7 +24,7 @@ from .runner import run_notebook
 from .figures import fig_png
 from .findings import gap_differences
 from .phrases import Table, acc_text, ci_text, comparison_verdict, num, p_text, pct, signed, values_text, verdict
-from .results import POINTS, eps_rank, eps_label, part_keys, part_label, task_key, load_runs
+from .results import POINTS, eps_rank, eps_ranks, eps_label, part_keys, part_label, task_key, load_runs
 from .stats import DIFF_COLUMNS, comparisons, paired_diffs, summarise, with_variants
 from .gates import NOT_RUN, evaluate_gates, failed_gates, gates_text, unrun_gates
 from .sources import BASELINE_MODE, norms_table, paper_gaps, paper_gap_tests, find_paper
@@ -239,7 +239,7 @@ def loss_table(runs:pd.DataFrame) -> pd.DataFrame:
 def per_run_table(runs:pd.DataFrame) -> pd.DataFrame:
     "One row per run: its arm, ε and seed, dev accuracy and loss at the end, ε spent by PRV and RDP, steps and seconds per step."
     if not len(runs): return pd.DataFrame()
-    r = runs.assign(_t=[task_key(t) for t in runs.task], _e=[eps_rank(e, l) for e, l in zip(runs.epsilon, runs.eps_label)]).sort_values(["_t", "regime", "_e", "arm", "seed"])
+    r = runs.assign(_t=[task_key(t) for t in runs.task], _e=eps_ranks(runs)).sort_values(["_t", "regime", "_e", "arm", "seed"])
     return pd.DataFrame({"run": r.run_id, "arm": r.arm, "ε": r.eps_label, "seed": r.seed, "dev acc. (%)": [num(x, 1) for x in r.acc],
                          "dev loss": [num(x, 3) for x in r.dev_loss], "ε (PRV)": [num(x, 2) for x in r.eps_prv],
                          "ε (RDP)": [num(x, 2) for x in r.eps_rdp], "steps": r.steps, "s/step": [num(x, 1) for x in r.mean_step_time_s]})

@@ -4,7 +4,7 @@
 
 # %% ../nbs/21_results.ipynb #9b875a50
 from __future__ import annotations
-import base64, json, math, re, sys
+import base64, json, math, sys
 from dataclasses import fields
 from pathlib import Path
 
@@ -15,10 +15,10 @@ from .config import CLIP_ONLY, NONPRIVATE, SAME_SETTING, RunConfig, baseline_key
 
 # %% auto #0
 __all__ = ['TASK_ORDER', 'SPENT_RTOL', 'NONPRIVATE_IGNORED', 'TIED_NORM_ARMS', 'PARTS', 'TOTAL_KEYS', 'RUN_COLUMNS', 'BELOW_ACC',
-           'POINTS', 'task_key', 'eps_rank', 'eps_order', 'is_dp', 'eps_text', 'spent_epsilon', 'run_epsilon', 'arm_of',
-           'setting_of', 'part_index', 'part_keys', 'part_label', 'run_parts', 'part_shares', 'MissingKey', 'get_key',
-           'chance_of', 'eval_fields', 'predicts_one_class', 'unpack_bits', 'head_fields', 'mechanism_fields',
-           'run_row', 'claims_nothing', 'unclaimed', 'load_runs', 'with_baselines']
+           'POINTS', 'task_key', 'eps_rank', 'eps_ranks', 'eps_order', 'is_dp', 'eps_text', 'spent_epsilon',
+           'run_epsilon', 'arm_of', 'setting_of', 'part_index', 'part_keys', 'part_label', 'run_parts', 'part_shares',
+           'MissingKey', 'get_key', 'chance_of', 'eval_fields', 'predicts_one_class', 'unpack_bits', 'head_fields',
+           'mechanism_fields', 'run_row', 'claims_nothing', 'unclaimed', 'load_runs', 'with_baselines']
 
 # %% ../nbs/21_results.ipynb #96eaa1f5
 TASK_ORDER = ("sst2", "qnli", "qqp")
@@ -36,10 +36,14 @@ def eps_rank(epsilon:float|None, # the ε a level is labelled by: its target, or
     e = math.nan if epsilon is None else float(epsilon)
     return e if math.isfinite(e) else sys.float_info.max / 2
 
+def eps_ranks(df:pd.DataFrame) -> list[float]:
+    "`eps_rank` of every row of a frame with `epsilon` and `eps_label` columns (runs, a summary, comparisons)"
+    return [eps_rank(e, l) for e, l in zip(df.epsilon, df.eps_label)]
+
 def eps_order(df:pd.DataFrame) -> list[str]:
-    "The ε labels of a frame with `epsilon` and `eps_label` columns (runs, a summary, comparisons), in `eps_rank` order (ties by label)"
+    "The ε labels of such a frame, in `eps_rank` order (ties by label)"
     rank = {}
-    for e, l in zip(df.epsilon, df.eps_label): rank[l] = min(rank.get(l, math.inf), eps_rank(e, l))
+    for l, k in zip(df.eps_label, eps_ranks(df)): rank[l] = min(rank.get(l, math.inf), k)
     return sorted(rank, key=lambda l: (rank[l], l))
 
 def is_dp(label:str) -> bool:

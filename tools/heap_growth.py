@@ -3,11 +3,11 @@
 A run of pilot-v4's shape (dptie-mini-reviews, SST-2 subsample, T = 64, the 20-step warm-start, DP-Adam at eps 3,
 micro-batches of 128, B = 128 so that steps are short), each precision in a fresh process, `train`'s bounded heap on.
 After every fifth logical batch it records RSS, glibc's `mallinfo2` (heap in use, free, mmapped) and the bytes of
-every tensor Python can reach. With `--onednn-cache N` the bf16 run also runs with ONEDNN_PRIMITIVE_CACHE_CAPACITY=N
-(oneDNN keeps a compiled primitive per matmul shape, and Poisson batches bring new shapes). Writes
-reports/bench/heap_growth.json.
+every tensor Python can reach. Cases: each precision as `train` runs it (oneDNN's and ideep's kernel caches capped by
+`bound_kernel_caches`), then bf16 with both caches at `--caches` entries (torch's default, 1,024): the growth the cap
+removes. Writes reports/bench/heap_growth.json.
 
-    python tools/heap_growth.py [--steps 40] [--batch-size 128] [--precisions bf16,float32] [--onednn-cache 0]
+    python tools/heap_growth.py [--steps 40] [--batch-size 128] [--precisions bf16,float32] [--caches 1024]
 """
 import argparse, json, os, platform, subprocess, sys, tempfile
 from pathlib import Path
