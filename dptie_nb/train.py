@@ -330,6 +330,10 @@ def _baseline(evals:list) -> dict:
     e0 = evals[0] if evals and evals[0].get("step") == 0 else {}
     return dict(baseline_acc_prior=e0.get("acc_prior"), baseline_acc_median=e0.get("acc_median"), baseline_auroc=e0.get("auroc"))
 
+def _run_peak(r:_Run) -> float:
+    "The run's peak memory: this process's, or an earlier segment's as its history logged it (a resumed run's process saw only its own)"
+    return max([peak_memory_mb(r.cfg.device, r.mem)] + [h["peak_memory_mb"] for h in r.m["history"] if h.get("peak_memory_mb") is not None])
+
 def _finish(r:_Run, t0:float):
     "The run's privacy totals and final numbers"
     cfg, p = r.cfg, r.m["privacy"]
@@ -344,7 +348,7 @@ def _finish(r:_Run, t0:float):
     r.m["final"] = dict(dev_acc=ev["acc"], dev_loss=ev["loss"], **{f"dev_{k}": ev.get(k) for k in EVAL_FIELDS},
                         dev_correct=r.dev_correct, dev_label_word=r.dev_word, steps=r.steps, **_baseline(r.m["evals"]),
                         train_time_s=r.time_before + time.time() - t0, mean_step_time_s=float(np.mean(r.step_times)),   # every segment's
-                        median_step_time_s=float(np.median(r.step_times)), peak_memory_mb=peak_memory_mb(cfg.device, r.mem),
+                        median_step_time_s=float(np.median(r.step_times)), peak_memory_mb=_run_peak(r),
                         memory_mb=dict(r.mem.phases),   # the peak RSS of each phase (CPU; empty without /proc)
                         params_sha256=params_sha256(r.model))
     if r.e0 is not None: r.m["final"]["head_shift"] = head_shift(r.model, r.e0, r.dev, device=cfg.device,   # from the weights, on the evaluated split
