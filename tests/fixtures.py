@@ -10,8 +10,8 @@ from dataclasses import asdict
 from pathlib import Path
 
 import numpy as np
-from dptie_nb.files import atomic_write_json
-from dptie_nb.config import RunConfig
+from dptie_nb.study.files import atomic_write_json
+from dptie_nb.study.config import RunConfig
 
 __all__ = ["fake_metrics", "fake_runs", "fake_bench", "sigma_spent", "NEW_FIELDS", "tiny_model"]
 
@@ -86,7 +86,7 @@ def fake_metrics(task:str="sst2", # task
                  legacy:bool=False, # a run made before evaluations saw below accuracy: none of `NEW_FIELDS`
                  **cfg, # any other RunConfig field
                 ) -> dict:
-    "A metrics dict shaped like `dptie_nb.train.train`'s, with made-up but consistent numbers (dev accuracy rounded to whole dev examples)."
+    "A metrics dict shaped like `dptie_nb.study.train.train`'s, with made-up but consistent numbers (dev accuracy rounded to whole dev examples)."
     run = RunConfig(**{**dict(task=task, regime=regime, tying=tying, epsilon=epsilon, seed=seed, train_cap=1000, dev_cap=200,
                               num_threads=1), **cfg})
     c, private = asdict(run), run.epsilon is not None
@@ -165,7 +165,7 @@ def fake_runs(runs_dir:str|Path, # folder to fill (runs go to runs_dir/<run-id>/
     return runs
 
 def fake_bench(path:str|Path) -> Path:
-    "Write a small benchmark file shaped like `dptie_nb.bench_grid`'s (a list of records), with one out-of-memory and one refused mode."
+    "Write a small benchmark file shaped like `dptie_nb.study.bench.bench_grid`'s (a list of records), with one out-of-memory and one refused mode."
     recs = []
     for B in (8, 32):
         for mode, mem, t in (("nonprivate", 300, 0.1), ("dptie-tied", 420, 0.3), ("dptie-untied", 470, 0.25),

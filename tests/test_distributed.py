@@ -44,7 +44,7 @@ IDS = torch.randint(0, 97, (12, 10), generator=torch.Generator().manual_seed(1))
 ORDER = np.random.default_rng(0).permutation(12)
 
 def _toy():
-    from dptie_nb.data import EncodedTask, TASKS
+    from dptie_nb.study.data import EncodedTask, TASKS
     rng = np.random.default_rng(0)
     return EncodedTask(TASKS["sst2"], [list(rng.integers(0, 90, rng.integers(3, 12))) for _ in range(10)],
                        rng.integers(0, 2, 10), torch.tensor([3, 4]))
@@ -65,10 +65,10 @@ def dp_update(idx, micro):
 
 def trainer_step(tying, private):
     "One trainer step (`_one_step`) of a tiny classifier on the toy task: deltas and the logged row"
-    from dptie_nb.model import build_model
-    from dptie_nb.config import RunConfig
-    from dptie_nb.engine import make_engine
-    from dptie_nb.train import _one_step
+    from dptie_nb.study.model import build_model
+    from dptie_nb.study.config import RunConfig
+    from dptie_nb.study.engine import make_engine
+    from dptie_nb.study.train import _one_step
     m = build_model(_lm(50257), tying, seed=0).train().double()
     before = {k: v.clone() for k, v in m.state_dict().items()}
     opt = torch.optim.SGD(m.parameters(), lr=1.0)
@@ -206,8 +206,8 @@ def test_torchrun_end_to_end(tmp_path, tiny_model):
     from dptie_nb.accountant import epsilon, noise_multiplier, paper_delta
     from dptie_nb.sampling import PoissonSampler
     from dptie_nb.distributed import torchrun_cmd
-    from dptie_nb.launch import launch_train
-    from dptie_nb.config import RunConfig
+    from dptie_nb.study.launch import launch_train
+    from dptie_nb.study.config import RunConfig
     assert Path(torchrun_cmd(W)[0]).name == "torchrun"  # the real launcher
     cfg = RunConfig(task="sst2", epsilon=3.0, train_cap=48, dev_cap=16, max_len=32, batch_size=16, epochs=1, lr=1e-3,
                     num_threads=1, seed=3, world_size=W, model=str(tiny_model))  # what is checked is the accounting, not the model
@@ -236,8 +236,8 @@ def test_torchrun_end_to_end(tmp_path, tiny_model):
 @pytest.mark.skipif(not os.environ.get("DPTIE_ASSETS"), reason="needs DPTIE_ASSETS")
 def test_torchrun_secure(tmp_path, tiny_model):
     "A secure run on two processes: rank 0 draws each Poisson batch from the OS and shares it; a release, no diagnostics."
-    from dptie_nb.launch import launch_train
-    from dptie_nb.config import RunConfig
+    from dptie_nb.study.launch import launch_train
+    from dptie_nb.study.config import RunConfig
     cfg = RunConfig(task="sst2", epsilon=3.0, train_cap=48, dev_cap=16, max_len=32, batch_size=16, epochs=1, lr=1e-3,
                     num_threads=1, seed=3, world_size=W, secure_noise=True, checkpoint_every=1, model=str(tiny_model))
     out = tmp_path/"run"

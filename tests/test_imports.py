@@ -1,6 +1,6 @@
 """The package's import graph, read from its code (`ast`, every import, at the top of a module or inside a function):
 no circle, and every arrow runs down the declared layers. `python tests/test_imports.py` prints the graph's numbers."""
-import ast, sys
+import ast, functools, sys
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -23,31 +23,45 @@ IN_FUNCTIONS = {
     ("launch", "*"): "train, distributed and evaluation (torch, transformers, Opacus) once `dptie train` has checked its options, model and data: a misspelt name is refused in about a second (issue 48)",
 }
 
-def modules() -> list[str]:
-    return sorted(p.stem for p in PKG.glob("*.py") if p.stem not in ("__init__", "_modidx"))
+@functools.cache
+def paths() -> dict[str, Path]:
+    "Each module's file, by its name (names are unique across the package's folders: the library's at the root, the study's under study/)"
+    out = {}
+    for p in sorted(PKG.rglob("*.py")):
+        if p.stem in ("__init__", "_modidx") or "__pycache__" in p.parts: continue
+        assert p.stem not in out, f"two modules named {p.stem}: {out[p.stem]} and {p}"
+        out[p.stem] = p
+    return out
 
-def _targets(node, mods:set) -> list[str]:
-    "The package modules an import node names."
-    if isinstance(node, ast.Import):
-        return [a.name.split(".")[1] for a in node.names if a.name.startswith("dptie_nb.") and a.name.split(".")[1] in mods]
-    if node.level == 1 or node.module == "dptie_nb" or (node.module or "").startswith("dptie_nb."):
-        base = node.module.split(".")[-1] if node.module and node.module != "dptie_nb" else None
-        if base and base in mods: return [base]
-        return [a.name for a in node.names if a.name in mods]
-    return []
+def modules() -> list[str]:
+    return sorted(paths())
+
+def dotted(m:str) -> str:
+    "A module's import name, e.g. dptie_nb.study.train"
+    return ".".join(paths()[m].relative_to(ROOT).with_suffix("").parts)
+
+def _targets(node, here:str, names:dict) -> list[str]:
+    "The package modules an import node in module `here` (dotted) names; `names` maps dotted names to module names"
+    if isinstance(node, ast.Import): return [names[a.name] for a in node.names if a.name in names]
+    base = node.module or ""
+    if node.level:   # relative: from the package of `here`, `level` folders up
+        pkg = here.split(".")[:-node.level]
+        base = ".".join(pkg + ([base] if base else []))
+    if base in names: return [names[base]]
+    return [names[f"{base}.{a.name}"] for a in node.names if f"{base}.{a.name}" in names]
 
 def imports(mod:str) -> list[tuple[str, str|None]]:
     "(imported module, enclosing function or None) for each import of the package in `mod`, `importlib.import_module('dptie_nb.x')` included."
-    mods, tree = set(modules()), ast.parse((PKG/f"{mod}.py").read_text())
+    names = {dotted(m): m for m in modules()}
+    here, tree = dotted(mod), ast.parse(paths()[mod].read_text())
     out = []
     def visit(node, fn):
         for ch in ast.iter_child_nodes(node):
             f = ch.name if isinstance(ch, (ast.FunctionDef, ast.AsyncFunctionDef)) and fn is None else fn
-            if isinstance(ch, (ast.Import, ast.ImportFrom)): out.extend((t, fn) for t in _targets(ch, mods))
+            if isinstance(ch, (ast.Import, ast.ImportFrom)): out.extend((t, fn) for t in _targets(ch, here, names))
             elif (isinstance(ch, ast.Call) and getattr(ch.func, "attr", getattr(ch.func, "id", None)) == "import_module" and ch.args
-                  and isinstance(ch.args[0], ast.Constant) and str(ch.args[0].value).startswith("dptie_nb.")):
-                t = str(ch.args[0].value).split(".")[1]
-                if t in mods: out.append((t, fn))
+                  and isinstance(ch.args[0], ast.Constant) and str(ch.args[0].value) in names):
+                out.append((names[str(ch.args[0].value)], fn))
             visit(ch, f)
     visit(tree, None)
     return [(t, fn) for t, fn in out if t != mod]
@@ -147,6 +161,17 @@ def test_the_library_imports_no_study_module():
     assert {m.split(".")[1] for m in mods} <= set(LIBRARY), f"the DP library imported study modules: {sorted({m.split('.')[1] for m in mods} - set(LIBRARY))}"
     assert not heavy, f"the DP library imported {heavy}"
 
+def test_two_folders():
+    "The DP library's modules sit at the package's root with their chapters in nbs/lib/; every other module under study/, its chapter under nbs/study/"
+    import re
+    for m, p in paths().items():
+        want = PKG if m in LIBRARY else PKG/"study"
+        assert p.parent == want or (m not in LIBRARY and p.is_relative_to(want)), f"{p.relative_to(ROOT)} belongs under {want.relative_to(ROOT)}/"
+    for nb in (ROOT/"nbs").rglob("*.ipynb"):
+        if (m := re.search(r"#\|\s*default_exp\s+([\w.]+)", nb.read_text())):
+            mod = m.group(1).split(".")[-1]
+            assert nb.parent.relative_to(ROOT/"nbs").parts[0] == ("lib" if mod in LIBRARY else "study"), f"{nb.relative_to(ROOT)} exports {m.group(1)}"
+
 def test_the_library_never_imports_the_study():
     "Every import of a library module (at the top or inside a function) names a library module"
     for m in LIBRARY:
@@ -163,9 +188,9 @@ def chapters() -> dict[str, str]:
     "Each module's chapter: the stem of the notebook in nbs/ whose `default_exp` names it."
     import re
     out = {}
-    for nb in (ROOT/"nbs").glob("*.ipynb"):
-        m = re.search(r"#\|\s*default_exp\s+(\w+)", nb.read_text())
-        if m: out[m.group(1)] = nb.stem
+    for nb in (ROOT/"nbs").rglob("*.ipynb"):
+        m = re.search(r"#\|\s*default_exp\s+([\w.]+)", nb.read_text())
+        if m: out[m.group(1).split(".")[-1]] = nb.stem
     return out
 
 def test_chapters_in_reading_order():

@@ -81,6 +81,6 @@ def test_a_dp_step_with_the_base_install_alone():
 
 def test_the_cli_names_every_study_package():
     "`dptie` answers a missing study package with the extra to install: it knows each study requirement by its import name"
-    from dptie_nb.cli import STUDY_IMPORTS
+    from dptie_nb.study.cli import STUDY_IMPORTS
     missing = [r for r in STUDY if not tops_of(Requirement(r).name) & set(STUDY_IMPORTS)]
-    assert not missing, f"dptie_nb.cli.STUDY_IMPORTS lacks the import names of {missing}"
+    assert not missing, f"dptie_nb.study.cli.STUDY_IMPORTS lacks the import names of {missing}"

@@ -1,4 +1,4 @@
-"""Runs every chapter under nbs/ (its cells are the tests), one pytest test per notebook, as `nbdev_test` does.
+"""Runs every chapter under nbs/lib/ and nbs/study/ (its cells are the tests), one pytest test per notebook, as `nbdev_test` does.
 
 Cells flagged `#| assets` need the offline assets (`DPTIE_ASSETS`), `#| slow` ones take minutes (run them with
 `bash .ci/test --slow`), `#| cuda` ones need a GPU. A flagged cell that cannot or should not run is left out of its
@@ -12,7 +12,8 @@ from nbdev.doclinks import nbglob
 from nbdev.test import test_nb as run_notebook  # not named test_*: pytest would collect it
 
 ROOT = Path(__file__).resolve().parents[1]
-NBS = sorted(p for p in nbglob(str(ROOT/"nbs"), as_path=True) if p.parent.name != "study")
+TEMPLATES = {ROOT/"nbs"/"study"/"experiment.ipynb", ROOT/"nbs"/"study"/"report.ipynb"}   # papermill's, beside the study's chapters
+NBS = sorted(p for p in nbglob(str(ROOT/"nbs"), as_path=True) if p not in TEMPLATES)
 FLAGS = {"assets": "set DPTIE_ASSETS", "slow": "pass --slow", "cuda": "run on a machine with CUDA"}
 
 def flagged(nb:Path, flag:str) -> int:

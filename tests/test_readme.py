@@ -74,7 +74,7 @@ def test_papermill_example_states_its_committed_run():
 def test_pilot_numbers_come_from_its_runs():
     "The README's small-batch sentence quotes pilot-v4's checks as `selection.pilot_checks` computes them from the committed runs"
     import re
-    from dptie_nb.selection import pilot_checks
+    from dptie_nb.study.report.selection import pilot_checks
     readme = " ".join((ROOT/"README.md").read_text().split())
     said = re.search(r"at DP-SGD 0\.1 the noise binds and ε 8 − ε 1 is \+([\d.]+) points, yet tied and untied differ on (\d+) of "
                      r"([\d,]+) held-out predictions \(two seeds of one arm: (\d+)\)", readme)

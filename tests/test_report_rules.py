@@ -23,7 +23,7 @@ gates = [
 
 def fixture_study(d:Path) -> Path:
     "Runs that trigger every rule: ε = 3 (3 seeds), ε = 8 (2 seeds), non-private, σ = 0.3 set by hand, random init at one class."
-    from dptie_nb.files import atomic_write_json
+    from dptie_nb.study.files import atomic_write_json
     runs = d/"runs"
     fake_runs(runs, tasks=("sst2",), epsilons=(3.0, None), seeds=(0, 1, 2), tag="default", sigmas=(0.3,), debris=False)
     for s in (0, 1):
@@ -37,8 +37,8 @@ def fixture_study(d:Path) -> Path:
 
 @pytest.fixture(scope="module")
 def page(tmp_path_factory):
-    from dptie_nb.report import render_report
-    from dptie_nb.sources import find_paper
+    from dptie_nb.study.report.report import render_report
+    from dptie_nb.study.report.sources import find_paper
     d = fixture_study(tmp_path_factory.mktemp("rules"))
     res = render_report(d/"runs", d/"bench"/"bench.json", d/"out", paper=find_paper(), presets=d/"presets.toml")
     return dict(dir=d, md=res["md"].read_text(), html=res["html"].read_text(), res=res)
@@ -86,7 +86,7 @@ def test_pairing_is_said_from_the_runs_code(page):
     assert "same seed, batches and noise" not in page["md"]
 
 def test_the_paper_is_a_different_regime(page):
-    from dptie_nb.sources import find_paper
+    from dptie_nb.study.report.sources import find_paper
     if find_paper() is None or not find_paper().exists(): pytest.skip("no seed-paper.json")
     md = page["md"]
     concl = section(md, "## Conclusion") + section(md, "## The conclusion, continued")   # the brief one, and the full one in the appendix
@@ -98,9 +98,9 @@ def test_the_paper_is_a_different_regime(page):
 
 def test_figure_rules_on_the_fixture_study(page):
     from matplotlib.container import ErrorbarContainer
-    from dptie_nb.figures import ONE_CLASS_NOTE, plot_accuracy
-    from dptie_nb.results import load_runs
-    from dptie_nb.sources import load_paper
+    from dptie_nb.study.report.figures import ONE_CLASS_NOTE, plot_accuracy
+    from dptie_nb.study.report.results import load_runs
+    from dptie_nb.study.report.sources import load_paper
     runs, _ = load_runs(page["dir"]/"runs")
     f = plot_accuracy(runs, load_paper()[0])
     up = f.axes[0]
@@ -114,8 +114,8 @@ def test_figure_rules_on_the_fixture_study(page):
     assert ONE_CLASS_NOTE in [t.get_text() for t in random_panel.texts]
 
 def test_rendering_twice_gives_the_same_bytes(page):
-    from dptie_nb.report import render_report
-    from dptie_nb.sources import find_paper
+    from dptie_nb.study.report.report import render_report
+    from dptie_nb.study.report.sources import find_paper
     d = page["dir"]
     before = {p: (d/"out"/p).read_bytes() for p in ("report.md", "report.html")}
     render_report(d/"runs", d/"bench"/"bench.json", d/"out", paper=find_paper(), presets=d/"presets.toml")

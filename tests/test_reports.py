@@ -21,4 +21,4 @@ def test_no_machine_paths_in_committed_reports():
         hits = sorted({m.group(0).decode() for m in MACHINE.finditer(p.read_bytes())})
         if hits: bad[str(p.relative_to(ROOT))] = hits
     assert not bad, (f"{len(bad)} committed file(s) under reports/ name a folder of the machine that made them "
-                     f"(e.g. {dict(list(bad.items())[:3])}): write paths relative to the project root (dptie_nb.runner.portable)")
+                     f"(e.g. {dict(list(bad.items())[:3])}): write paths relative to the project root (dptie_nb.study.runner.portable)")

@@ -53,7 +53,7 @@ def test_study_help_explains_its_options():
     assert r.returncode == 0 and "the preset to run and report" in r.stdout and "notebooks run at the same time" in r.stdout, r.stdout
 
 def test_every_status_word_is_explained_in_the_readme():
-    from dptie_nb.sweep import STATUS
+    from dptie_nb.study.sweep import STATUS
     readme = (ROOT/"README.md").read_text()
     assert [w for w in STATUS if f"- `{w}`:" not in readme] == [], "README's list of the words `dptie sweep --list` prints"
 

@@ -11,7 +11,7 @@ TINY = dict(epsilon=3.0, train_cap=32, dev_cap=16, max_len=32, batch_size=8, mic
 @needs_assets
 def test_experiment_then_report_templates(tmp_path):
     import papermill as pm
-    from dptie_nb.templates import run_template
+    from dptie_nb.study.templates import run_template
     run = tmp_path/"runs"/"tiny"
     res = run_template(ROOT/"nbs/study/experiment.ipynb", tmp_path/"experiment.ipynb", dict(TINY, out=str(run)))  # `dptie run`
     assert res["run"] == run

@@ -19,9 +19,9 @@ def main(argv=None):
     ap.add_argument("--shapes", default="64:64,512:128", help="B:micro-batch pairs")
     a = ap.parse_args(argv)
     torch.set_num_threads(1)
-    from dptie_nb.model import build_model
+    from dptie_nb.study.model import build_model
     from dptie_nb.private import make_private
-    from dptie_nb.bench_grid import per_example_loss, random_batch
+    from dptie_nb.study.bench.bench_grid import per_example_loss, random_batch
     rows = []
     for tying in ("tied", "untied"):
         model = build_model("dptie-mini-reviews", tying=tying).train()

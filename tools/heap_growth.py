@@ -12,13 +12,13 @@ removes. Writes reports/bench/heap_growth.json.
 import argparse, json, os, platform, subprocess, sys, tempfile
 from pathlib import Path
 from run_memory import pilot_shape
-from dptie_nb.provenance import KERNEL_CACHES
+from dptie_nb.study.provenance import KERNEL_CACHES
 
 CHILD = r"""
 import ctypes, gc, json, sys
 import torch
-import dptie_nb.train as T
-from dptie_nb.config import RunConfig
+import dptie_nb.study.train as T
+from dptie_nb.study.config import RunConfig
 class MI2(ctypes.Structure):
     _fields_ = [(n, ctypes.c_size_t) for n in ("arena", "ordblks", "smblks", "hblks", "hblkhd", "usmblks", "fsmblks", "uordblks", "fordblks", "keepcost")]
 libc = ctypes.CDLL("libc.so.6"); libc.mallinfo2.restype = MI2

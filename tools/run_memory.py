@@ -13,8 +13,8 @@ from pathlib import Path
 
 CHILD = """
 import json, sys
-import dptie_nb.train as T
-from dptie_nb.config import RunConfig
+import dptie_nb.study.train as T
+from dptie_nb.study.config import RunConfig
 if sys.argv[1] == "default": T.bound_heap = lambda: False
 cfg = RunConfig(**json.loads(sys.argv[2]))
 m = T.train(cfg, out=sys.argv[3], progress=False)

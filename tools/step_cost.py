@@ -53,10 +53,10 @@ def nonprivate_step(model, opt, loss, batch):
 
 def measure(tying, B, steps, micro, T=64, N=65536):
     "Alternated private and non-private steps of one (tying, B): medians per component and the paired ratio"
-    from dptie_nb.model import build_model
+    from dptie_nb.study.model import build_model
     from dptie_nb.private import make_private
     from dptie_nb.dpoptim import check_rate_for
-    from dptie_nb.bench_grid import per_example_loss, random_batch
+    from dptie_nb.study.bench.bench_grid import per_example_loss, random_batch
     import dptie_nb.ghost as ghost
     import copy
     model = build_model("dptie-mini-reviews", tying=tying).train()

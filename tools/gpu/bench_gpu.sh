@@ -3,7 +3,7 @@
 # bf16 and float32, six modes (non-private, dptie tied and untied, the tied matrix materialised as the paper does,
 # Opacus per-example on the tied model, Opacus ghost on the untied one), each configuration's
 # torch.cuda.max_memory_allocated and median step time (5 steps after 2 warm-up), all in one process
-# (dptie_nb.bench_grid.device_sweep), cheapest first, within a 7-minute budget (--budget-s; what does not fit is recorded
+# (dptie_nb.study.bench.bench_grid.device_sweep), cheapest first, within a 7-minute budget (--budget-s; what does not fit is recorded
 # `skipped`): under 8 minutes on one H200. Then one figure per precision and T, in the CPU grid's style.
 #
 #   bash tools/gpu/bench_gpu.sh                                    # on the GPU machine: reports/bench/gpu/<precision>-T<T>/
@@ -25,12 +25,12 @@ if [ -n "${WHEELS:-}" ]; then
 fi
 export PYTHONPATH="$PWD${PYTHONPATH:+:$PYTHONPATH}" DPTIE_ASSETS=${DPTIE_ASSETS:-$PWD/../shared/assets} MPLBACKEND=Agg
 rc=0
-python -m dptie_nb.bench --preset gpu --out "$OUT" "$@" || rc=$?
+python -m dptie_nb.study.bench.bench --preset gpu --out "$OUT" "$@" || rc=$?
 python - "$OUT" <<'PY'
 import sys
 from pathlib import Path
-from dptie_nb.figures import plot_bench
-from dptie_nb.sources import load_bench
+from dptie_nb.study.report.figures import plot_bench
+from dptie_nb.study.report.sources import load_bench
 for f in sorted(Path(sys.argv[1]).glob("*/bench.json")):
     plot_bench(load_bench(f)[0], save=f.parent/"bench.png"); print(f"wrote {f.parent/'bench.png'}")
 PY
