@@ -27,8 +27,8 @@ __all__ = ['METRICS', 'QUESTIONS', 'PAIRED_NOISE_SINCE', 'CONCLUSION_WORDS', 'CO
            'pairs_summary', 'learning_brief', 'norm_brief', 'noise_sentence', 'norms_brief', 'privacy_conclusions',
            'privacy_brief', 'caveat_rows', 'caveats', 'conclusions', 'control_summary', 'noise_paired', 'pairing',
            'gap_differences', 'sign_test', 'no_gates_sentence', 'mechanism_summary', 'conclusion', 'conclusion_split',
-           'conclusion_brief', 'conclusion_rest', 'regime', 'disagreement', 'accuracy_answer', 'label_word_slices',
-           'privacy_answer', 'answers', 'goal_check']
+           'conclusion_brief', 'conclusion_rest', 'regime', 'disagreement', 'coincide', 'primary_arms', 'reach',
+           'accuracy_answer', 'label_word_slices', 'privacy_answer', 'answers', 'goal_check']
 
 # %% ../../../nbs/study/report/22d_findings.ipynb #b5ebf167
 METRICS = {"acc": ("Dev accuracy", "points", 1, True), "dev_loss": ("Dev loss (lower is better)", "nats", 3, False)}  # name, unit, digits, higher is better
@@ -406,14 +406,36 @@ def regime(arms:pd.DataFrame) -> str:
 def disagreement(arms:pd.DataFrame, # the primary's runs: its two arms (`arm`), seeds, and `correct` (each dev example's right answer)
                  other:str, # the arm compared with "tied"
                 ) -> dict|None:
-    "Dev predictions on which the arms differ, per paired seed, and on which seed 0 and each other seed of the tied arm differ; None without per-example records"
+    "Dev predictions on which the arms differ per paired seed (`arm`), how many more of them `other` got right (`net`), and on which seed 0 and each other seed of the tied arm differ (`seed`; empty with one seed); None without per-example records or a pair"
     have = arms[arms.correct.map(lambda c: c is not None)] if "correct" in arms else arms.iloc[:0]
     by = {(a, int(s)): np.asarray(c) for a, s, c in zip(have.arm, have.seed, have.correct)}
-    pair = [int((by["tied", s] != by[other, s]).sum()) for a, s in sorted(by) if a == "tied" and (other, s) in by]
+    paired = [s for a, s in sorted(by) if a == "tied" and (other, s) in by]
     seeds = sorted(s for a, s in by if a == "tied")
-    cross = [int((by["tied", seeds[0]] != by["tied", s]).sum()) for s in seeds[1:]]
-    if not pair or not cross or len({len(c) for c in by.values()}) != 1: return None
-    return dict(arm=pair, seed=cross, n=len(next(iter(by.values()))))
+    if not paired or len({len(c) for c in by.values()}) != 1: return None
+    return dict(arm=[int((by["tied", s] != by[other, s]).sum()) for s in paired],
+                net=[int(by[other, s].sum()) - int(by["tied", s].sum()) for s in paired],   # a seed's gap, in examples
+                seed=[int((by["tied", seeds[0]] != by["tied", s]).sum()) for s in seeds[1:]], n=len(next(iter(by.values()))))
+
+def coincide(dis:dict|None) -> bool:
+    "Whether the arms differ on fewer predictions than two seeds of one arm (`disagreement`'s counts): one algorithm in this regime"
+    return dis is not None and bool(dis["seed"]) and max(dis["arm"]) < min(dis["seed"])
+
+def primary_arms(runs:pd.DataFrame, C:pd.DataFrame) -> tuple:
+    "The primary's row of `comparisons` (`C`) and the runs of its two arms, not the mechanism arms; (None, None) when none was declared or paired"
+    p = C[C.primary] if len(C) else C
+    if not len(p): return None, None
+    d = p.iloc[0]
+    return d, runs[(runs.setting == d.setting) & runs.arm.isin(["tied", d.arm])]
+
+def reach(runs:pd.DataFrame, presets:dict|None=None, C:pd.DataFrame|None=None) -> str:
+    "What the primary comparison can show, said under its table: the dev predictions its arms differ on per seed and their net, the largest gap that allows, beside two seeds of one arm; empty without per-example records"
+    if not len(runs): return ""
+    d, arms = primary_arms(runs, comparisons(runs, presets=presets) if C is None else C)
+    dis = None if d is None else disagreement(arms, d.arm)
+    if dis is None: return ""
+    return say("reach", arm=d.arm, pair=dis["arm"], n=dis["n"], net=", ".join(signed(v, 0) for v in dis["net"]), cap=100 * max(dis["arm"]) / dis["n"],
+               cross=say("reach.cross", seed=dis["seed"]) if dis["seed"] else say("reach.one"),
+               coincide=say("reach.coincide", regime=regime(arms)) if coincide(dis) else "")
 
 def accuracy_answer(runs:pd.DataFrame, paper:dict|None=None, presets:dict|None=None, C:pd.DataFrame|None=None) -> str:
     "Accuracy in one sentence: no evidence when the gates fail or DP did not move the features, else the primary's gap; and the paper's own evidence"
@@ -422,10 +444,8 @@ def accuracy_answer(runs:pd.DataFrame, paper:dict|None=None, presets:dict|None=N
     theirs = say("ans.paper", k=k, n=len(T), verb="survives" if k == 1 else "survive") if len(T) else ""
     if not len(runs): return say("ans.acc.none", paper=theirs)
     C = comparisons(runs, presets=presets) if C is None else C
-    p = C[C.primary]
-    if not len(p): return say("ans.acc.noprimary", paper=theirs)
-    d = p.iloc[0]
-    arms = runs[(runs.setting == p.setting.iloc[0]) & runs.arm.isin(["tied", d.arm])]   # the primary's two arms, not the mechanism arms
+    d, arms = primary_arms(runs, C)
+    if d is None: return say("ans.acc.noprimary", paper=theirs)
     a0, a1 = float(arms.auroc0.mean()), float(arms.auroc.mean())
     bl = arms.baseline.dropna() if "baseline" in arms else pd.Series(dtype=float)
     base = say("ans.baseline", b=float(bl.median()), t=float(arms[arms.arm == "tied"].acc.mean()), u=float(arms[arms.arm == d.arm].acc.mean())) if len(bl) else ""
@@ -436,7 +456,7 @@ def accuracy_answer(runs:pd.DataFrame, paper:dict|None=None, presets:dict|None=N
     if below: return say("ans.acc.below", arms=" and ".join(below) + (" arms" if len(below) > 1 else " arm"), b=float(bl.median()), paper=theirs)
     if bad and unrun_gates(G): return say("ans.acc.gates_open", gates=gates_text(G), paper=theirs)
     dis = disagreement(arms, d.arm)
-    if bad and dis is not None and max(dis["arm"]) < min(dis["seed"]):   # the arms differ less than two seeds of one arm: one algorithm here
+    if bad and coincide(dis):   # the arms differ less than two seeds of one arm: one algorithm here
         return say("ans.acc.coincide", regime=regime(arms), n=dis["n"],
                    arm=dis["arm"], seed=dis["seed"], k=len(bad), gates="; ".join(bad), paper=theirs)
     if bad: return say("ans.acc.gates", k=len(bad), gates="; ".join(bad), paper=theirs)

@@ -190,6 +190,10 @@ PHRASES |= {  # the three answers
                         "differing on {arm:count} of {n} dev predictions per seed against {seed:count} for two seeds of one arm, "
                         "and {k} declared gate{k:pl} failed ({gates}).{paper}",
     "ans.acc.gates_open": "No evidence either way yet: of the declared gates, {gates}.{paper}",
+    "reach": "What this comparison can show: per paired seed, tied and {arm} differ on {pair:count} of {n:,} dev predictions ({arm} "
+             "right on net {net} of them), so no seed's gap can exceed {cap:.1f} points; {cross}.{coincide}",
+    "reach.cross": "two seeds of the tied arm differ on {seed:count}", "reach.one": "how much two seeds of one arm differ needs a second seed",
+    "reach.coincide": " The arms differ on fewer predictions than two seeds of one arm: in this regime ({regime}) the two algorithms coincide.",
     "ans.acc.primary": "{arm} − tied = {diff:signed} points (95% CI {ci:ci}, {n} paired seeds): {verdict}.{paper}",
     "ans.privacy": "None from tying: both arms are clipped to C exactly and spent the same ε = {prv:vals} (PRV), {rdp:vals} by RDP (the paper's accountant), at σ = {sigma:vals}.",
     "ans.privacy.none": "No private run, so nothing spent.",
