@@ -71,32 +71,25 @@ def opt(default, help:str):
     "A RunConfig field: its default and its one-line help (for `dptie train --help` and the template)"
     return field(default=default, metadata=dict(help=help))
 
-# %% ../../nbs/study/11_config.ipynb #d6994056
+# %% ../../nbs/study/11_config.ipynb #51e454c0
 @dataclass
-class _RunModel:
-    "A run's task and model: the weights, tied or untied, and how the LM head starts (the first fields of `RunConfig`)"
+class RunConfig:
+    "Everything that defines one run of the study: its settings in five groups, in this order"
+    # task and model: the weights, tied or untied, and how the LM head starts
     task: str = opt("sst2", 'sst2, qnli or qqp')
     model: str = opt("dptie-mini", 'model name, Hub id or folder')
     regime: str = opt("pretrained", '"pretrained": the model\'s weights; "random": its architecture from random initialisation')
     tying: str = opt("tied", '"tied" or "untied"')
     head_init: str = opt("copy", 'untied head starts as a "copy" of the embedding or "random"')
     label_init: str = opt("keep", '"keep", or "random": the label words\' rows of the LM head (tied: of the shared matrix) start at random')
-
-# %% ../../nbs/study/11_config.ipynb #e77aafa0
-@dataclass
-class _RunPrivacy(_RunModel):
-    "A run's privacy and randomness: ε, δ, σ, the clip-only control, the seed and the noise's key"
+    # privacy and randomness: ε, δ, σ, the clip-only control, the seed and the noise's key
     epsilon: float|None = opt(None, 'target ε; None trains non-privately')
     delta: float|None = opt(None, 'δ; None means N^-1.1 as in the seed paper')
     sigma: float|None = opt(None, 'noise multiplier σ; None calibrates it to epsilon, 0 is the clip-only control (no privacy)')
     clip_only: str = opt("plain", '"plain", or "preconditioned" (only with sigma 0 and adam or adamw): Adam\'s eps set to σC/B, σ the one the target ε calibrates and B the expected batch qN, so that the clip-only control keeps DP-Adam\'s preconditioner (v floored at the noise\'s (σC/B)²) with the noise removed from the update')
     seed: int = opt(0, 'training seed (sampling, noise, dropout, random init)')
     noise: str = opt("fresh", '"fresh": the noise key mixes a fresh nonce into the seed\'s (no two runs share noise); "common": the seed\'s key alone, so runs of one seed add the same noise (common random numbers: the study\'s paired arms; each run\'s ε holds for it alone)')
-
-# %% ../../nbs/study/11_config.ipynb #6fadcaa3
-@dataclass
-class _RunOptim(_RunPrivacy):
-    "How a run trains: the optimiser and its schedule, the batch, the epochs, clipping, precision and the DP engine"
+    # how it trains: the optimiser and its schedule, the batch, the epochs, clipping, precision and the DP engine
     lr: float = opt(5e-4, 'learning rate')
     lr_schedule: str = opt("constant", '"constant", or "linear": decays from lr to lr/steps over the run (after any warm-up)')
     warmup: float = opt(0.0, 'fraction of the steps over which the learning rate first rises linearly to lr (0: none)')
@@ -109,11 +102,7 @@ class _RunOptim(_RunPrivacy):
     precision: str = opt("bf16", '"bf16": forward and activation gradients under bf16 autocast (norms and clipped sums still float32/float64 from the same tensors); "float32": none')
     engine: str = opt("dptie", 'dptie, opacus, or none (forced for non-private runs)')
     accountant: str = opt("prv", 'accountant that calibrates σ ("prv" or "rdp")')
-
-# %% ../../nbs/study/11_config.ipynb #6d506ed0
-@dataclass
-class _RunData(_RunOptim):
-    "What a run reads and is scored on: prompt length, caps, the held-out slice, the trained scope, micro-batches, label words and the warm-start"
+    # what it reads and is scored on: prompt length, caps, the held-out slice, the trained scope, micro-batches, label words and the warm-start
     max_len: int = opt(128, 'prompt length T')
     train_cap: int|None = opt(None, 'use the first N training examples after a seeded shuffle')
     dev_cap: int|None = opt(None, 'evaluate on the first N dev examples after a seeded shuffle')
@@ -127,11 +116,7 @@ class _RunData(_RunOptim):
     warm_start_steps: int = opt(0, "steps of the public format warm-start before training (0: none): public IMDb reviews in the task's prompt, a soft 50/50 target over the label words, applied to the tied model before an untied head is copied; spends no ε (SST-2 only)")
     warm_start_lr: float = opt(1e-4, "the warm-start's Adam learning rate")
     warm_start_batch: int = opt(32, "the warm-start's batch of reviews")
-
-# %% ../../nbs/study/11_config.ipynb #51e454c0
-@dataclass
-class RunConfig(_RunData):
-    "Everything that defines one run of the study."
+    # how it runs and what it records: threads, device, secure noise, checkpoints, processes (and adamw's weight decay)
     eval_every: int = opt(0, 'evaluate every this many steps (0: about 5 times per run)')
     log_every: int = opt(0, 'record a history row every this many steps (0: about 40 rows per run)')
     weight_decay: float = opt(0.0, 'for adamw')
