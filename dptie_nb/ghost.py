@@ -55,6 +55,14 @@ def _check_options(model:nn.Module, mode:str, verify, batch_args):
         raise ValueError("gradient checkpointing re-runs forwards inside backward; GhostClipper needs one forward per "
                          "backward: turn it off (HF: model.activation_checkpointing_disable())")
 
+def _check_global_hooks():
+    "Fail if a global module forward hook is registered: it runs before the clipper's hooks"
+    from torch.nn.modules import module as M
+    if M._global_forward_hooks or getattr(M, '_global_forward_hooks_always_called', None):
+        raise RuntimeError("a global module forward hook is registered (nn.modules.module.register_module_forward_hook): it "
+                           "runs before GhostClipper's hooks and can change module outputs the clipper would differentiate "
+                           "through; remove it while training with the clipper")
+
 # %% ../nbs/lib/05_ghost.ipynb #d4000107
 class GhostClipper:
     "Hooks `model`: `backward(losses)` adds `Σ_i c_i g_i`, `c_i ≤ min(1, C/‖g_i‖)`, into every trainable `p.grad` (or a dict)"
@@ -96,81 +104,63 @@ class GhostClipper:
         self.last_verified = 0
         self.clear()
 
-# %% ../nbs/lib/05_ghost.ipynb #65f92fb8
-@patch
-def _hook_modules(self:GhostClipper):
-    "Hook every module that owns a trainable parameter (`_modules_to_hook`), batch norms and the batch entries; nothing stays hooked after a refusal"
-    self.hooked, self._mname, self._handles, self._first = {}, {}, [], {}
-    try:
-        for name, mod, rule in _modules_to_hook(self.model):
-            self._mname[mod] = name
-            self.hooked[name] = rule.fn.__name__ if rule else 'fallback'
-            post = mod.register_forward_hook(self._post, with_kwargs=True, prepend=True)  # first: sees the module's own output
-            self._first[mod] = post.id
-            self._handles += [mod.register_forward_pre_hook(self._pre, with_kwargs=True), post]
-        for name, mod in self.model.named_modules():
-            if isinstance(mod, nn.modules.batchnorm._BatchNorm):
-                self._handles.append(mod.register_forward_pre_hook(partial(self._bn_guard, name)))
-            if mod is self.model or _is_hf_model(mod):
-                self._handles.append(mod.register_forward_pre_hook(partial(self._pre_batch, name or 'model'), with_kwargs=True))
-    except BaseException:
-        for h in self._handles: h.remove()           # nothing stays hooked after a refusal
-        raise
+    def _fixed_C(self, v):
+        "Refuse a new C: it is part of the mechanism"
+        raise AttributeError("C is part of the DP mechanism and fixed for a run: choose it before the run (a C set from "
+                             "the un-noised norms would leak through the next release's noise scale)")
 
-# %% ../nbs/lib/05_ghost.ipynb #b16862ed
-def _fixed_C(self, v):
-    "Refuse a new C: it is part of the mechanism"
-    raise AttributeError("C is part of the DP mechanism and fixed for a run: choose it before the run (a C set from "
-                         "the un-noised norms would leak through the next release's noise scale)")
-GhostClipper.max_grad_norm = property(lambda self: self._C, _fixed_C, doc="The clipping norm C (read-only: it is part of the DP mechanism)")
+    max_grad_norm = property(lambda self: self._C, _fixed_C, doc="The clipping norm C (read-only: it is part of the DP mechanism)")
 
-@patch
-def _set_max_grad_norm(self:GhostClipper, C):
-    "Set C, validated (at construction; a run keeps it)"
-    if isinstance(C, bool) or not (isinstance(C, (int, float)) and math.isfinite(C) and C > 0):
-        raise ValueError(f"max_grad_norm must be a positive finite number, got {C!r}")
-    self._C = float(C)
+    def _set_max_grad_norm(self, C):
+        "Set C, validated (at construction; a run keeps it)"
+        if isinstance(C, bool) or not (isinstance(C, (int, float)) and math.isfinite(C) and C > 0):
+            raise ValueError(f"max_grad_norm must be a positive finite number, got {C!r}")
+        self._C = float(C)
 
-@patch
-def clear(self:GhostClipper):
-    "Drop everything saved since the last backward (e.g. after a forward that will not be backpropagated)"
-    self._calls, self._starts, self._B, self._Bsrc, self._amp = [], defaultdict(list), None, None, None
-    self._bin, self._ambig = [], []   # (model, arg name, tensor, version) of per-example inputs; (arg name, tensor) of ambiguous ones
+    def clear(self):
+        "Drop everything saved since the last backward (e.g. after a forward that will not be backpropagated)"
+        self._calls, self._starts, self._B, self._Bsrc, self._amp = [], defaultdict(list), None, None, None
+        self._bin, self._ambig = [], []   # (model, arg name, tensor, version) of per-example inputs; (arg name, tensor) of ambiguous ones
 
-@patch
-def detach(self:GhostClipper):
-    "Remove all hooks"
-    for h in self._handles: h.remove()
-    self._handles = []; self.clear()
+    def detach(self):
+        "Remove all hooks"
+        for h in self._handles: h.remove()
+        self._handles = []; self.clear()
 
-@patch
-def __enter__(self:GhostClipper): return self
-@patch
-def __exit__(self:GhostClipper, *exc): self.detach()
+    def __enter__(self): return self
+    def __exit__(self, *exc): self.detach()
 
-# %% ../nbs/lib/05_ghost.ipynb #d4000009
-def _check_global_hooks():
-    "Fail if a global module forward hook is registered: it runs before the clipper's hooks"
-    from torch.nn.modules import module as M
-    if M._global_forward_hooks or getattr(M, '_global_forward_hooks_always_called', None):
-        raise RuntimeError("a global module forward hook is registered (nn.modules.module.register_module_forward_hook): it "
-                           "runs before GhostClipper's hooks and can change module outputs the clipper would differentiate "
-                           "through; remove it while training with the clipper")
+    def _check_param_hooks(self):
+        "Fail if a trainable parameter has a gradient hook: the clipper builds p.grad from factors and never runs it"
+        for p in self.params:
+            if p._backward_hooks:
+                raise RuntimeError(f"parameter '{self.pnames[id(p)]}' has a gradient hook (register_hook): GhostClipper builds "
+                                   "p.grad from per-example factors and never runs it; remove the hook")
 
-@patch
-def _check_param_hooks(self:GhostClipper):
-    "Fail if a trainable parameter has a gradient hook: the clipper builds p.grad from factors and never runs it"
-    for p in self.params:
-        if p._backward_hooks:
-            raise RuntimeError(f"parameter '{self.pnames[id(p)]}' has a gradient hook (register_hook): GhostClipper builds "
-                               "p.grad from per-example factors and never runs it; remove the hook")
+    def _check_trainable(self):
+        "Fail if a parameter became trainable after the clipper was attached (its uses are not hooked)"
+        late = [n for n, p in self.model.named_parameters() if p.requires_grad and id(p) not in self._tids]
+        if late: raise RuntimeError(f"parameter(s) {late[:5]} became trainable after GhostClipper was attached, so their uses are "
+                                    "not hooked and would not be clipped: create the clipper (or DPOptimizer) after unfreezing")
 
-@patch
-def _check_trainable(self:GhostClipper):
-    "Fail if a parameter became trainable after the clipper was attached (its uses are not hooked)"
-    late = [n for n, p in self.model.named_parameters() if p.requires_grad and id(p) not in self._tids]
-    if late: raise RuntimeError(f"parameter(s) {late[:5]} became trainable after GhostClipper was attached, so their uses are "
-                                "not hooked and would not be clipped: create the clipper (or DPOptimizer) after unfreezing")
+    def _hook_modules(self):
+        "Hook every module that owns a trainable parameter (`_modules_to_hook`), batch norms and the batch entries; nothing stays hooked after a refusal"
+        self.hooked, self._mname, self._handles, self._first = {}, {}, [], {}
+        try:
+            for name, mod, rule in _modules_to_hook(self.model):
+                self._mname[mod] = name
+                self.hooked[name] = rule.fn.__name__ if rule else 'fallback'
+                post = mod.register_forward_hook(self._post, with_kwargs=True, prepend=True)  # first: sees the module's own output
+                self._first[mod] = post.id
+                self._handles += [mod.register_forward_pre_hook(self._pre, with_kwargs=True), post]
+            for name, mod in self.model.named_modules():
+                if isinstance(mod, nn.modules.batchnorm._BatchNorm):
+                    self._handles.append(mod.register_forward_pre_hook(partial(self._bn_guard, name)))
+                if mod is self.model or _is_hf_model(mod):
+                    self._handles.append(mod.register_forward_pre_hook(partial(self._pre_batch, name or 'model'), with_kwargs=True))
+        except BaseException:
+            for h in self._handles: h.remove()           # nothing stays hooked after a refusal
+            raise
 
 # %% ../nbs/lib/05_ghost.ipynb #0d2a3a77
 @patch
