@@ -1,9 +1,9 @@
 """Synthetic runs and benchmark records for the report's tests, made without training anything, and the tiny model that
 the training tests run on.
 
-Not part of the package: the report chapters (`nbs/09*.ipynb`) put this folder on `sys.path` and import it. A fake
-run's config is `dataclasses.asdict(RunConfig(...))` and its name `RunConfig.run_id()`, so a field added to the
-schema reaches the fakes by itself."""
+Not part of the package: the report's chapters (`nbs/study/report/`), the training ones and the CLI's put this folder
+on `sys.path` and import it. A fake run's config is `dataclasses.asdict(RunConfig(...))` and its name
+`RunConfig.run_id()`, so a field added to the schema reaches the fakes by itself."""
 from __future__ import annotations
 import base64, math, zlib
 from dataclasses import asdict
