@@ -433,7 +433,8 @@ def step(self:DPOptimizer, closure=None):
 # %% ../nbs/lib/07_dpoptim.ipynb #1f942ce1
 @patch
 def state_dict(self:DPOptimizer) -> dict:
-    "The inner optimizer's state and, under `STATE_KEY`, the privacy state: steps, noise key, mechanism, ledger, sampler position"
+    "The inner optimizer's state and, under `STATE_KEY`, the privacy state: steps, noise key, mechanism, ledger, sampler position (torch's state-dict hooks run around it)"
+    for hook in self._optimizer_state_dict_pre_hooks.values(): hook(self)
     sd = self.optimizer.state_dict()
     sd[STATE_KEY] = dict(version=1, steps=self.steps, noise_key=self._noise_key, shared_noise=self._shared,
                          noise_source=self._keyed_by, secure=self._secure, tied_norm=self.clipper.tied_norm,
@@ -443,6 +444,8 @@ def state_dict(self:DPOptimizer) -> dict:
                          sampler=None if self._sampler is None else self._sampler.state_dict(),
                          first_step_check=self.first_step_check, locality_checks=self.locality_checks,
                          sigmas=list(self._sigmas), noise_keys=[list(k) for k in self._keys])
+    for hook in self._optimizer_state_dict_post_hooks.values():
+        out = hook(self, sd); sd = sd if out is None else out   # a hook may return a new state dict, as torch's may
     return sd
 
 def _progress(sd:dict) -> bool:
@@ -486,7 +489,15 @@ def _check_consistent(st:dict, q:float|None):
 # %% ../nbs/lib/07_dpoptim.ipynb #452bb947
 @patch
 def load_state_dict(self:DPOptimizer, sd:dict):
-    "Go on from `state_dict()`: the inner state, the ledger, the sampler's position, the noise key; a torch state without them is refused once it shows steps"
+    "Go on from `state_dict()`: the inner state, the ledger, the sampler's position, the noise key; a torch state without them is refused once it shows steps. Torch's load hooks run around it, its pre-hooks before any check"
+    for hook in self._optimizer_load_state_dict_pre_hooks.values():
+        out = hook(self, sd); sd = sd if out is None else out   # what the hooks return is what is checked and loaded
+    self._load_state(sd)
+    for hook in self._optimizer_load_state_dict_post_hooks.values(): hook(self)
+
+@patch
+def _load_state(self:DPOptimizer, sd:dict):
+    "`load_state_dict`'s work, between torch's hooks"
     if STATE_KEY not in sd:
         if _progress(sd):
             raise RuntimeError("this optimizer state has steps but no privacy state (it is the inner torch optimizer's): resuming "
@@ -495,8 +506,8 @@ def load_state_dict(self:DPOptimizer, sd:dict):
                                "(or PrivateTraining.state_dict()), which carries them, and load that")
         warnings.warn("DPOptimizer.load_state_dict: a torch optimizer state without dptie's privacy state. If this run goes on "
                       "from a checkpoint, its ledger starts at zero and ε will NOT cover the steps before it: load what "
-                      "DPOptimizer.state_dict() saved instead", stacklevel=2)
-        return self.optimizer.load_state_dict(sd)
+                      "DPOptimizer.state_dict() saved instead", stacklevel=3)
+        self.optimizer.load_state_dict(sd); return
     st = sd[STATE_KEY]
     if not isinstance(st, dict) or st.get("version") != 1: raise ValueError(f"unknown dptie optimizer state (version {st.get('version') if isinstance(st, dict) else st!r})")
     self._check_restorable(st)
