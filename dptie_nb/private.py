@@ -15,7 +15,7 @@ from torch.utils.data import default_collate
 from .accountant import PrivacyLedger, check_delta_for, noise_multiplier, paper_delta
 from .sampling import PoissonSampler, poisson_plan
 from .dpoptim import DPOptimizer
-from .ghost import check_materialised
+from .ghost import GhostClipper, check_materialised
 from fastcore.basics import patch
 
 # %% auto #0
@@ -53,7 +53,7 @@ def private_plan(n:int, # the sampling population N
 @dataclass(frozen=True)
 class PrivateTraining:
     "What `make_private` returns: the DP optimizer, its Poisson sampler and ledger, the plan; with a `loss_fn`, the loop's `step()`"
-    optimizer: DPOptimizer; sampler: PoissonSampler; ledger: PrivacyLedger; plan: PrivatePlan
+    optimizer: DPOptimizer; sampler: PoissonSampler; ledger: PrivacyLedger|None; plan: PrivatePlan   # no ledger: a clipper that is no DP mechanism
     data: object = None; loss_fn: object = None; collate_fn: object = None; micro_batch_size: int|None = None
     group: int = 1   # the largest number of times one record is in `data` (repeats="group" or an int): ε is a group's of this size
     steps = property(lambda self: self.plan.steps, doc="the planned steps")
@@ -225,7 +225,8 @@ def assemble(plan:PrivatePlan, # σ, q, N and the steps (`private_plan`)
              generator:torch.Generator|None=None, # a seeded generator the noise key is drawn from (research runs)
              **kw) -> PrivateTraining: # `DPOptimizer`/`GhostClipper` options
     "The one assembly of a private run, `make_private`'s and the study's: the Poisson sampler, the ledger, the DP optimizer that counts each step into it"
-    sampler, ledger = plan.sampler(seed, secure), PrivacyLedger()
+    no_dp = isinstance(model, GhostClipper) and not model.private   # an emulation that bounds no example by C: no ε to count
+    sampler, ledger = plan.sampler(seed, secure), None if no_dp else PrivacyLedger()
     opt = DPOptimizer(optimizer, model, plan.noise_multiplier, max_grad_norm, expected_batch_size=plan.q * plan.n,
                       generator=generator, secure=secure, noise_key=noise_key, sampler=sampler, ledger=ledger, **kw)
     return PrivateTraining(opt, sampler, ledger, plan)

@@ -67,14 +67,17 @@ def trainer_step(tying, private):
     "One trainer step (`_one_step`) of a tiny classifier on the toy task: deltas and the logged row"
     from dptie_nb.study.model import build_model
     from dptie_nb.study.config import RunConfig
-    from dptie_nb.study.engine import make_engine
+    from dptie_nb.study.engine import fixed_plan, make_engine
     from dptie_nb.study.train import _one_step
     m = build_model(_lm(50257), tying, seed=0).train().double()
     before = {k: v.clone() for k, v in m.state_dict().items()}
     opt = torch.optim.SGD(m.parameters(), lr=1.0)
     cfg = RunConfig(epsilon=3 if private else None, max_grad_norm=8.0, micro_batch_size=2)  # the toy's norms are 7 to 9
-    engine = make_engine(cfg.engine, m, opt, 0.0, cfg.max_grad_norm, 8.0)
-    row = _one_step(m, engine, cfg, _toy(), TOY_IDX)
+    # the toy's 10 examples sampled at q = 1 (a seeded draw, the same on every rank): every draw is TOY_IDX's examples
+    engine = make_engine(cfg.engine, m, opt, fixed_plan(len(TOY_IDX), 0.0) if private else None, cfg.max_grad_norm)
+    idx = engine.sampler.batch(0) if private else TOY_IDX
+    assert sorted(idx) == sorted(TOY_IDX)
+    row = _one_step(m, engine, cfg, _toy(), idx)
     return dict(delta=_delta(m, before), row=row)
 
 def noise_update():

@@ -20,6 +20,7 @@ LAYERS = [
 #: imports of the package inside a function, each with its reason; every other one sits at the top of its module
 IN_FUNCTIONS = {
     ("cli", "*"): "each command's module when that command runs: torch, transformers, Opacus, papermill and matplotlib take about 10 s to import, which `dptie --help` should not wait for",
+    ("bench_child", "_build"): "the library's private_plan, for a checkout whose make_engine takes a plan: the older checkouts it also times may predate dptie_nb.private",
     ("launch", "*"): "train, distributed and evaluation (torch, transformers, Opacus) once `dptie train` has checked its options, model and data: a misspelt name is refused in about a second (issue 48)",
 }
 
@@ -171,6 +172,22 @@ def test_two_folders():
         if (m := re.search(r"#\|\s*default_exp\s+([\w.]+)", nb.read_text())):
             mod = m.group(1).split(".")[-1]
             assert nb.parent.relative_to(ROOT/"nbs").parts[0] == ("lib" if mod in LIBRARY else "study"), f"{nb.relative_to(ROOT)} exports {m.group(1)}"
+
+ASSEMBLED = ("DPOptimizer", "PoissonSampler", "PrivacyLedger")   # the parts of a private run the library's `assemble` builds
+OLDER_CHECKOUTS = {"bench_child"}   # times an older checkout's run, built with that checkout's own classes where it predates the plan
+
+def test_the_study_assembles_no_private_run():
+    "No study module constructs the library's DP optimizer, sampler or ledger: every private run is `private.assemble`'s (through `make_engine`)"
+    for m, p in paths().items():
+        if m in LIBRARY or m in OLDER_CHECKOUTS: continue
+        calls = [n for n in ast.walk(ast.parse(p.read_text())) if isinstance(n, ast.Call)]
+        named = lambda f: f.id if isinstance(f, ast.Name) else f.attr if isinstance(f, ast.Attribute) else None
+        bad = sorted({f"{named(c.func)} (line {c.lineno})" for c in calls if named(c.func) in ASSEMBLED})
+        assert not bad, (f"{p.relative_to(ROOT)} builds {bad} itself: build a private run's engine with "
+                         "dptie_nb.study.engine.make_engine(kind, model, optimizer, plan, ...), whose dptie step is the library's "
+                         "assemble (sampler, ledger, DP optimizer); a plan's sampler is plan.sampler(seed)")
+    child = ast.parse(paths()["bench_child"].read_text())   # its own run is the plan's: the other branch is an older checkout's
+    assert any(isinstance(n, ast.Attribute) and n.attr == "private_plan" for n in ast.walk(child))
 
 def test_the_library_never_imports_the_study():
     "Every import of a library module (at the top or inside a function) names a library module"

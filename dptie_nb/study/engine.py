@@ -4,22 +4,22 @@
 
 # %% ../../nbs/study/15_engine.ipynb #ef3d76e0
 from __future__ import annotations
-import os, warnings
+import math, os, warnings
 from contextlib import contextmanager
 import torch
 from torch import Tensor
-from ..dpoptim import DPOptimizer
+from ..private import PrivatePlan, PrivateTraining, assemble, private_plan
 from .emulations import TiedNormEmulation
 from ..distributed import all_reduce_, is_distributed
 
 # %% auto #0
 __all__ = ['VERIFY_FAILED', 'ENGINE_TYPES', 'NonPrivate', 'clipper_for', 'DptieStep', 'OpacusStep', 'OpacusGhostStep',
-           'make_engine']
+           'fixed_plan', 'make_engine']
 
 # %% ../../nbs/study/15_engine.ipynb #af7a3c64
 class NonPrivate:
     "Plain training: `backward` adds ∇Σℓ_i, `step` divides by the batch's size (all processes') and steps"
-    private, parts, verified = False, None, None
+    private, parts, verified, sampler = False, None, None, None   # (a non-private run's batches: train's ShuffledSampler)
     def __init__(self, model, optimizer:torch.optim.Optimizer):
         self.optimizer, self.n = optimizer, 0
         self.params = [p for g in optimizer.param_groups for p in g["params"] if p.requires_grad]
@@ -61,21 +61,10 @@ def clipper_for(model, # the model a dptie step clips
 
 # %% ../../nbs/study/15_engine.ipynb #901193a3
 class DptieStep:
-    "Exact ghost clipping and the DP step of `DPOptimizer`, whose first-step check runs on the first micro-batch of >= 2 examples"
+    "Exact ghost clipping and the DP step of a run the library assembled (`PrivateTraining`): its sampler, ledger and `DPOptimizer`, whose first-step check runs on the first micro-batch of >= 2 examples"
     private = True
-    def __init__(self, model, optimizer, noise_multiplier:float, max_grad_norm:float, expected_batch_size:float,
-                 generator:torch.Generator|None=None, secure:bool=False, sampler=None, check_first_step:bool=True,
-                 tied_norm:str="exact", noise_key:int|None=None, ledger=None):
-        if secure and generator is not None: raise ValueError("secure_noise: pass no seeded generator")
-        with clipper_for(model, max_grad_norm, tied_norm) as clip:
-            self.opt = DPOptimizer(optimizer, clip, noise_multiplier, max_grad_norm, expected_batch_size=expected_batch_size,
-                                   generator=generator, secure=secure, sampler=sampler, check_first_step=check_first_step,
-                                   noise_key=noise_key, ledger=ledger)
-    @classmethod
-    def around(cls, opt:DPOptimizer):
-        "The step of a DP optimizer assembled by the library (`private.assemble`): the study's private runs"
-        self = cls.__new__(cls); self.opt = opt
-        return self
+    def __init__(self, priv:PrivateTraining): self.priv, self.opt = priv, priv.optimizer
+    sampler = property(lambda self: self.priv.sampler, doc="the run's Poisson sampler: draw each step's batch from it")
     @property
     def verify_next(self) -> bool:
         "Whether the next micro-batch of >= 2 examples will be checked against autograd (the run's first-step check)"
@@ -120,6 +109,7 @@ def _average_by(opt, ebs:float):
 class OpacusStep:
     "Opacus' per-example clipping: every per-example gradient materialised, then Opacus' DPOptimizer"
     private, parts, verified = True, None, None  # Opacus' per-example gradients are not checked against autograd
+    sampler = None   # make_engine: the plan's Poisson sampler
     def __init__(self, model, optimizer, noise_multiplier:float, max_grad_norm:float, expected_batch_size:float,
                  generator:torch.Generator|None=None, secure:bool=False):
         from opacus import GradSampleModule
@@ -156,7 +146,7 @@ class _PerExample:
 # %% ../../nbs/study/15_engine.ipynb #59618aac
 class OpacusGhostStep:
     "Opacus' ghost clipping (fast gradient clipping): a norm pass and a re-weighted second backward; untied models only"
-    private, parts, verified = True, None, None
+    private, parts, verified, sampler = True, None, None, None   # (make_engine: the plan's Poisson sampler)
     def __init__(self, model, optimizer, noise_multiplier:float, max_grad_norm:float, expected_batch_size:float,
                  generator:torch.Generator|None=None, secure:bool=False):
         from opacus.grad_sample import GradSampleModuleFastGradientClipping
@@ -180,25 +170,36 @@ class OpacusGhostStep:
 # %% ../../nbs/study/15_engine.ipynb #b4d393ca
 ENGINE_TYPES = {"none": NonPrivate, "dptie": DptieStep, "opacus": OpacusStep, "opacus-ghost": OpacusGhostStep}
 
+def fixed_plan(batch_size:int, # B: the examples of the fixed batch, which is the whole population
+               noise_multiplier:float, # σ
+               steps:int=10**6, # steps the plan allows (a benchmark's, a test's)
+              ) -> PrivatePlan:
+    "The plan of steps on one fixed batch of B examples (benchmarks, tests): a population of B sampled at q = 1, so every draw is the batch, in a random order"
+    return private_plan(int(batch_size), batch_size, steps, math.inf, noise_multiplier_override=noise_multiplier)
+
 def make_engine(kind:str, # "none", "dptie", "opacus" or "opacus-ghost"
                 model, optimizer, # the model and its (inner) optimizer
-                noise_multiplier:float=0., # σ
+                plan:PrivatePlan|None=None, # a private engine's σ, q and N (`private_plan`; `fixed_plan` for a batch of one's own)
                 max_grad_norm:float=1., # C
-                expected_batch_size:float|None=None, # q·N, what the noisy sum is divided by
+                seed:int=0, # the plan's Poisson batches' seed (unused when secure)
                 generator:torch.Generator|None=None, # seeded noise (reproducible research runs)
-                secure:bool=False, # noise from os.urandom-seeded generators instead
-                sampler=None, # dptie: the run's PoissonSampler, checked at every step (one fresh draw, each example once)
+                secure:bool=False, # batches and noise from the OS's entropy (os.urandom-seeded generators for Opacus)
                 check_first_step:bool=True, # dptie: check the first micro-batch of >= 2 examples against autograd
                 tied_norm:str="exact", # dptie: a tied matrix's norm, exact or one of the study's emulations (`TiedNormEmulation`)
                 noise_key:int|None=None, # dptie: the noise streams' key (common random numbers), instead of a generator
-                ledger=None, # dptie: the run's PrivacyLedger, counted by the DP optimizer at every step
                ):
-    "The training step of one arm of the study"
+    "The training step of one arm of the study; a private one with the plan's Poisson sampler (`engine.sampler`), dptie's assembled by the library"
     if kind not in ENGINE_TYPES: raise ValueError(f"unknown engine {kind!r}; use one of {sorted(ENGINE_TYPES)}")
     if kind == "none": return NonPrivate(model, optimizer)
-    if expected_batch_size is None: raise ValueError(f"engine {kind!r} needs expected_batch_size (q·N)")
-    if kind == "dptie": return DptieStep(model, optimizer, noise_multiplier, max_grad_norm, expected_batch_size, generator,
-                                         secure, sampler, check_first_step, tied_norm, noise_key, ledger)
+    if not isinstance(plan, PrivatePlan):
+        raise ValueError(f"engine {kind!r} needs the run's plan (plan=private_plan(N, B, epochs, ε), or fixed_plan(B, σ) for "
+                         f"steps on a batch of your own), not {type(plan).__name__}")
+    if kind == "dptie":
+        with clipper_for(model, max_grad_norm, tied_norm) as clip:   # the library's one assembly, as make_private's
+            return DptieStep(assemble(plan, clip, optimizer, max_grad_norm, seed, secure, noise_key, generator,
+                                      check_first_step=check_first_step))
     if tied_norm != "exact": raise ValueError(f"tied_norm={tied_norm!r} is an emulation of the dptie engine's; engine {kind!r} has none")
-    if noise_key is not None or ledger is not None: raise ValueError(f"noise_key and ledger are the dptie engine's; engine {kind!r} takes a generator")
-    return ENGINE_TYPES[kind](model, optimizer, noise_multiplier, max_grad_norm, expected_batch_size, generator, secure)
+    if noise_key is not None: raise ValueError(f"noise_key is the dptie engine's; engine {kind!r} takes a generator")
+    e = ENGINE_TYPES[kind](model, optimizer, plan.noise_multiplier, max_grad_norm, plan.q * plan.n, generator, secure)
+    e.sampler = plan.sampler(seed, secure)   # the plan's Poisson batches, as the library's assembly draws them
+    return e

@@ -11,15 +11,15 @@ from pathlib import Path
 import numpy as np
 import torch
 
-from ..accountant import PrivacyLedger, check_delta_for, paper_delta
+from ..accountant import check_delta_for, epsilon, paper_delta
 from .assets import load_config, load_tokenizer
 from .files import atomic_write_json, jsonable, refuse_finished
 from .data import ShuffledSampler, collate, get_task, holdout_split, load_task
 from ..distributed import check_same, gather_lists, init_from_env, shard, world
 from ..dpoptim import VERIFY_EXAMPLES
 from ..noise import noise_key_for
-from ..private import assemble, private_plan
-from .engine import DptieStep, clipper_for, make_engine
+from ..private import private_plan
+from .engine import make_engine
 from .model import autocast_for, build_model, class_loss, is_tied, param_counts, reinit_rows, untie
 from .config import RunConfig   # the run schema: chapter 11_config
 from .provenance import (DIAGNOSTICS, HEAP_MMAP_BYTES, MemoryPeaks, _public_meta, bound_heap, bound_kernel_caches, environment, params_sha256,
@@ -127,7 +127,7 @@ class _Run:
     cfg: RunConfig; out: Path|None; rank: int; ws: int; tr: object; dev: object
     model: object = None; opt: object = None; engine: object = None; sampler: object = None
     steps: int = 0; q: float|None = None; ebs: float|None = None; sigma: float|None = None; delta: float|None = None
-    gen: object = None; ledger: object = None; m: dict|None = None; start: int = 0; priv: object = None; key: int|None = None
+    gen: object = None; counted: int = 0; m: dict|None = None; start: int = 0; priv: object = None; key: int|None = None
     step_times: list = field(default_factory=list); ck: Path|None = None; rel: Path|None = None
     e0: object = None; dev_correct: dict|None = None  # an untied run's E₀; the final evaluation's right answers
     dev_word: dict|None = None  # which evaluated inputs hold a label word (the label-word slice)
@@ -152,24 +152,26 @@ def _load(cfg:RunConfig, data) -> tuple:
     return data
 
 def _privacy(r:_Run, plan, noise_key:int|None=None):
-    "σ, noise key, ledger, noise generator and engine of a run; a dptie run's privacy state in one `PrivateTraining`"
+    "σ, noise key, noise generator and engine of a run; a private run's sampler and (dptie) `PrivateTraining` as the library assembles them from its plan"
     cfg = r.cfg
-    r.ledger = PrivacyLedger()
     if cfg.private: r.sigma, r.key = plan.noise_multiplier, run_noise_key(cfg, noise_key)
-    owns = cfg.private and cfg.engine == "dptie" and cfg.tied_norm != "one-use"   # the DP optimizer counts the ledger itself
     if cfg.private and not cfg.secure_noise and (cfg.engine != "dptie" or r.key is None):   # Opacus' noise; a fresh dptie key's draw
         r.gen = torch.Generator(cfg.device).manual_seed(cfg.seed + 10_000)
-    if owns:   # the library's one assembly, as make_private's: sampler, ledger and DP optimizer in one PrivateTraining
-        with clipper_for(r.model, cfg.max_grad_norm, cfg.tied_norm) as clip:   # the exact norm, or the DP triangle bound
-            r.priv = assemble(plan, clip, r.opt, cfg.max_grad_norm, cfg.seed, cfg.secure_noise, r.key, r.gen)
-        r.sampler, r.ledger, r.engine = r.priv.sampler, r.priv.ledger, DptieStep.around(r.priv.optimizer)
-    else:      # non-private, Opacus, and the one-use emulation (no ε claimed): the study's own engines
-        if cfg.private: r.sampler = plan.sampler(cfg.seed, cfg.secure_noise)   # the plan's Poisson batches, as assemble's
-        kw = dict(noise_key=r.key, ledger=None) if cfg.engine == "dptie" else {}
-        r.engine = make_engine(cfg.engine, r.model, r.opt, r.sigma or 0., cfg.max_grad_norm, r.ebs, r.gen, cfg.secure_noise,
-                               sampler=r.sampler if cfg.private else None, tied_norm=cfg.tied_norm, **kw)  # dptie: checks its first micro-batch and every draw
-    if cfg.engine == "dptie" and cfg.private: r.key = r.engine.opt.noise_key   # a fresh run's: its generator's draw and the nonce
-    if cfg.engine == "dptie" and cfg.private and cfg.diagnostics == "on": r.engine.opt.record_sum_norm = True   # the signal the noise meets
+    r.engine = make_engine(cfg.engine, r.model, r.opt, plan, cfg.max_grad_norm, cfg.seed, r.gen, cfg.secure_noise,
+                           tied_norm=cfg.tied_norm, noise_key=r.key)   # dptie: checks its first micro-batch and every draw
+    if cfg.private: r.sampler = r.engine.sampler   # the plan's Poisson batches
+    r.priv = getattr(r.engine, "priv", None)       # dptie: sampler, ledger (none for the one-use emulation) and DP optimizer
+    if r.priv is not None: r.key = r.priv.noise_key   # a fresh run's: its generator's draw and the nonce
+    if r.priv is not None and cfg.diagnostics == "on": r.priv.optimizer.record_sum_norm = True   # the signal the noise meets
+
+def _ledger(r:_Run):
+    "The library's ledger of a dptie run, which its DP optimizer counts; None for Opacus and the one-use emulation"
+    return None if r.priv is None else r.priv.ledger
+
+def _counted(r:_Run) -> int:
+    "Steps counted into the run's ε: its ledger's, the one-use emulation's optimizer's (no ε), or the study's count of an Opacus run's"
+    if r.priv is not None: return r.priv.ledger.steps if r.priv.ledger is not None else r.priv.optimizer.steps
+    return r.counted
 
 def _clipped_by(engine) -> str|None:
     "Which clipper bounded a dptie run's examples: its class and tied norm (`GhostClipper(exact)`, `TiedNormEmulation(triangle)`); None for other engines"
@@ -233,20 +235,24 @@ def _metrics(r:_Run) -> dict:
 
 # %% ../../nbs/study/17_train.ipynb #3b04036c
 def _private_state(r:_Run) -> dict:
-    "What a checkpoint keeps of a run's privacy: a dptie run's `PrivateTraining` state, else the optimizer, noise generator and ledger"
+    "What a checkpoint keeps of a run's privacy: a dptie run's `PrivateTraining` state, else the optimizer, noise generator, steps counted and (Opacus) the sampler's position"
     if r.priv is not None: return dict(run=r.priv.state_dict())
-    return dict(optimizer=r.opt.state_dict(), noise_rng=r.gen.get_state() if r.gen is not None else None, ledger=r.ledger.to_dict())
+    return dict(optimizer=r.opt.state_dict(), noise_rng=r.gen.get_state() if r.gen is not None else None, counted=r.counted,
+                sampler=None if r.engine.sampler is None else r.engine.sampler.state_dict())
 
 def _restore_private(r:_Run, st:dict):
     "Restore `_private_state` into a freshly prepared run"
     if r.priv is not None:
+        if "run" not in st: raise ValueError("this checkpoint of a one-use run holds the study's own privacy state (written before "
+                                             "the library assembled every dptie run): start the run again with a fresh --out")
         r.priv.load_state_dict(st["run"]); r.key = r.priv.noise_key   # noise='common': the seed's key; 'fresh': the saved key and a new nonce
         keys = r.priv.optimizer.noise_keys
         if r.key is not None: r.m["privacy"].update(noise_key=keys[0][1], noise_keys=keys)   # the key it began with, and each resume's
         return
     r.opt.load_state_dict(st["optimizer"])
     if r.gen is not None: r.gen.set_state(st["noise_rng"])
-    r.ledger.segments = PrivacyLedger.from_dict(st["ledger"]).segments
+    r.counted = int(st["counted"]) if "counted" in st else sum(s["steps"] for s in st["ledger"]["segments"])   # (older: a ledger at one σ)
+    if st.get("sampler") is not None: r.engine.sampler.load_state_dict(st["sampler"])   # its batches go on from the checkpoint
 
 def _resume(r:_Run):
 
@@ -261,8 +267,9 @@ def _resume(r:_Run):
             if r.priv is None and hasattr(r.engine, "verify_next"): r.engine.verify_next = False   # (a dptie run's state says so itself)
 
         if r.rank == 0: print(f"{r.cfg.run_id()}: resuming from step {r.start} of {r.steps} ({r.ck})", file=sys.stderr)
-    lost = _steps_begun(r.rel, r.cfg) - r.ledger.steps  # secure: steps begun after the last checkpoint, their updates lost
-    if lost > 0: r.ledger.step(r.sigma, r.q, lost)  # their noise and batches may have been released: counted, never replayed
+    lost = _steps_begun(r.rel, r.cfg) - _counted(r)  # secure: steps begun after the last checkpoint, their updates lost
+    if lost > 0 and _ledger(r) is not None: _ledger(r).step(r.sigma, r.q, lost)   # their noise and batches may have been
+    elif lost > 0 and r.priv is None: r.counted += lost                           # released: counted, never replayed
 
 # %% ../../nbs/study/17_train.ipynb #a7e01b02
 def lr_at(cfg:RunConfig, step:int, steps:int) -> float:
@@ -276,13 +283,13 @@ def _step(r:_Run, step:int) -> dict:
     "One logical batch of the run: drawn, trained on, counted; its row"
     ts = time.time()
     if r.rel is not None and r.rank == 0:  # on disk before the step can release anything
-        atomic_write_json(r.rel, dict(config=json.dumps(asdict(r.cfg), sort_keys=True), steps_begun=r.ledger.steps + 1))
+        atomic_write_json(r.rel, dict(config=json.dumps(asdict(r.cfg), sort_keys=True), steps_begun=_counted(r) + 1))
     for g in r.opt.param_groups: g["lr"] = lr_at(r.cfg, step, r.steps)  # from the step alone: a resumed run continues the same decay
     idx = r.sampler.batch(step)
 
     row = _one_step(r.model, r.engine, r.cfg, r.tr, idx)
     if (s := getattr(getattr(r.engine, "opt", None), "last_sum_norm", None)) is not None: row["mean_clipped_norm"] = s / r.ebs   # ‖Σ clipped‖/qN
-    if r.cfg.private and r.priv is None: r.ledger.step(r.sigma, r.q)   # (a dptie run's DP optimizer counted it in step())
+    if r.cfg.private and r.priv is None: r.counted += 1   # Opacus' step (a dptie run's DP optimizer counted it in step())
     if r.engine.verified and "first_step_verified" not in r.m["privacy"]:
         v = r.engine.verified  # a secure run publishes no size or step of a private batch
         r.m["privacy"]["first_step_verified"] = dict(checked=True, rtol=v["rtol"]) if r.cfg.secure_noise else dict(step=step + 1, **v)
@@ -290,9 +297,9 @@ def _step(r:_Run, step:int) -> dict:
     return row
 
 def _spent(r:_Run, method:str) -> float:
-    "ε spent so far by `method`; ∞ for the one-use emulation, whose releases are not bounded by C (no ε is claimed)"
+    "ε spent so far by `method`: a dptie run's `PrivateTraining`'s (∞ for the one-use emulation, whose releases are not bounded by C), an Opacus run's by its steps at its one σ and q"
     if r.priv is not None: return r.priv.epsilon(method)
-    return math.inf if r.cfg.tied_norm == "one-use" else r.ledger.epsilon(r.delta, method)
+    return math.inf if r.sigma == 0 else epsilon(r.sigma, r.q, r.counted, r.delta, method)   # (σ = 0: no noise, no bound)
 
 # %% ../../nbs/study/17_train.ipynb #a262e464
 def _log(r:_Run, step:int, row:dict, with_prv:bool) -> dict:
@@ -339,9 +346,9 @@ def _finish(r:_Run, t0:float):
     cfg, p = r.cfg, r.m["privacy"]
     if cfg.private and "first_step_verified" not in p:
         p["first_step_verified"] = None  # not checked: the opacus engine, or every Poisson batch was empty
-    if r.rel is not None: p["lost_steps"] = r.ledger.steps - r.steps  # counted beyond the steps taken
+    if r.rel is not None: p["lost_steps"] = _counted(r) - r.steps  # counted beyond the steps taken
     if r.priv is not None: p["locality_checks"] = r.priv.optimizer.locality_checks   # the first step's and the later ones
-    p.update(steps=r.ledger.steps if cfg.private else r.steps, ledger=r.ledger.to_dict(),
+    p.update(steps=_counted(r) if cfg.private else r.steps, ledger=None if _ledger(r) is None else _ledger(r).to_dict(),
              epsilon_rdp=_spent(r, "rdp") if cfg.private else None,
              epsilon_prv=_spent(r, "prv") if cfg.private else None)
     ev = r.m["evals"][-1]; _warm_after(r)   # (again: a resumed run's step-0 evaluation came from its checkpoint)

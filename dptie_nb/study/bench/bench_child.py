@@ -4,7 +4,7 @@
 
 # %% ../../../nbs/study/bench/18a_bench_child.ipynb #c0import
 from __future__ import annotations
-import hashlib, inspect, json, os, pickle, sys, time, traceback, warnings
+import hashlib, inspect, json, math, os, pickle, sys, time, traceback, warnings
 from dataclasses import fields
 from pathlib import Path
 import numpy as np, torch
@@ -75,11 +75,18 @@ def _build(conf:dict, cfg, tr, q:float, private:bool, tying:str, check:bool):
     model = M.build_model(conf["model"], tying).train()
     params = [p for p in model.parameters() if p.requires_grad]
     opt = T.make_optimizer(cfg, params) if hasattr(T, "make_optimizer") else torch.optim.SGD(params, lr=conf["lr"])
-    sampler = D.PoissonSampler(N, q, conf["seed"])
-    kw = _engine_kwargs(E.make_engine, check, sampler if private else None)
     gen = torch.Generator().manual_seed(conf["seed"] + 10_000) if private else None
-    engine = E.make_engine("dptie" if private else "none", model, opt, conf["noise_multiplier"] if private else 0.0,
-                           conf["max_grad_norm"], q * N if private else None, gen, **kw)
+    if "plan" in inspect.signature(E.make_engine).parameters:   # the library assembles the run from its plan (issue 49)
+        import dptie_nb.private as P   # (the library's, at the root in both layouts; only a checkout with the plan has it)
+        plan = P.private_plan(N, conf["batch_size"], 1, math.inf, noise_multiplier_override=conf["noise_multiplier"])   # q = B/N, as above
+        engine = E.make_engine("dptie" if private else "none", model, opt, plan if private else None, conf["max_grad_norm"],
+                               conf["seed"], gen, check_first_step=check)
+        sampler, kw = engine.sampler if private else plan.sampler(conf["seed"]), {"check_first_step": check}   # one draw per step, as training's
+    else:   # an older checkout: its engine takes σ and q·N, and the study drew from the library's sampler itself
+        sampler = D.PoissonSampler(N, q, conf["seed"])
+        kw = _engine_kwargs(E.make_engine, check, sampler if private else None)
+        engine = E.make_engine("dptie" if private else "none", model, opt, conf["noise_multiplier"] if private else 0.0,
+                               conf["max_grad_norm"], q * N if private else None, gen, **kw)
     if check and "check_first_step" not in kw and hasattr(engine, "verify_next"): engine.verify_next = True  # an older engine
     takes = "recompute" in inspect.signature(type(engine).backward).parameters
     shapes, acc = [], {}

@@ -4,7 +4,7 @@
 
 # %% ../../../nbs/study/bench/18_bench_grid.ipynb #0d28538f
 from __future__ import annotations
-import contextlib, copy, gc, importlib, io, json, multiprocessing, os, platform, resource, statistics, subprocess, sys, tempfile, time, traceback, warnings
+import contextlib, copy, gc, importlib, io, itertools, json, multiprocessing, os, platform, resource, statistics, subprocess, sys, tempfile, time, traceback, warnings
 from pathlib import Path
 
 import torch
@@ -15,7 +15,7 @@ from ..files import atomic_write_json
 from ..assets import load_config
 from ..config import versions
 from ..definitions import MODES, MODE_LABELS
-from ..engine import make_engine
+from ..engine import fixed_plan, make_engine
 from ..model import autocast_for, build_model, class_loss, lm_loss
 from ..provenance import _proc_mb, _reset_hwm
 
@@ -116,12 +116,14 @@ def make_step(mode:str, # a key of `BENCH_MODES`
     params = [p for p in model.parameters() if p.requires_grad]
     opt = torch.optim.Adam(params, lr=lr) if optimizer == "adam" else torch.optim.SGD(params, lr=lr)
     gen = torch.Generator(params[0].device).manual_seed(0)
-    engine = make_engine(ENGINE_OF[BENCH_MODES[mode][0]], model, opt, noise_multiplier, max_grad_norm, float(B), gen,
+    kind, drawn = ENGINE_OF[BENCH_MODES[mode][0]], itertools.count()
+    engine = make_engine(kind, model, opt, None if kind == "none" else fixed_plan(B, noise_multiplier), max_grad_norm, 0, gen,
                          check_first_step=False)  # the steady state is timed: a run's one-off first-step check is not
     if mode == "dptie-tied-mat":   # the paper's approach: the tied matrix's per-example gradients materialised, ghost norms elsewhere
         cl = engine.opt.clipper; ghost = cl._ghost
         cl._ghost = lambda p, us: False if {"embed_in", "embed_out"} <= {u.label for u in us} else ghost(p, us)
     def step(batch):
+        if engine.private: engine.sampler.batch(next(drawn))   # the step's draw (q = 1: the B examples), checked by the DP step
         t = _Phases(params[0].device)
         with autocast_for(precision, params[0].device.type): losses = per_example_loss(model, batch, loss)
         t("forward")
