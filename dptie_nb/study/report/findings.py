@@ -11,7 +11,7 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
-from .results import is_dp, eps_ranks, eps_order, eps_text, get_key, part_index, unclaimed
+from .results import discordant, is_dp, eps_ranks, eps_order, eps_text, get_key, part_index, unclaimed
 from .stats import MIN_INTERVAL_N, DIFF_COLUMNS, comparisons, paired_diffs, summarise, PRIMARY_EXTRA, CONTROL_EXTRA, with_variants
 from .gates import evaluate_gates, failed_gates, gates_text, unrun_gates, headroom, AT_CHANCE
 from .sources import BENCH_COLUMNS, BY_HAND, accountant_table, norms_table, paper_gap_tests
@@ -403,18 +403,19 @@ def regime(arms:pd.DataFrame) -> str:
     X = B * math.sqrt(T) / s if s > 0 else math.inf
     return f"B = {int(round(B)):,}, {int(T)} steps, B√T/σ = " + (f"{X / 1000:.1f}k" if math.isfinite(X) else "∞ (no noise)")
 
-def disagreement(arms:pd.DataFrame, # the primary's runs: its two arms (`arm`), seeds, and `correct` (each dev example's right answer)
+def disagreement(arms:pd.DataFrame, # the primary's runs: its two arms (`arm`), seeds, their records (`metrics`) and `correct` (each dev example's right answer)
                  other:str, # the arm compared with "tied"
                 ) -> dict|None:
-    "Dev predictions on which the arms differ per paired seed (`arm`), how many more of them `other` got right (`net`), and on which seed 0 and each other seed of the tied arm differ (`seed`; empty with one seed); None without per-example records or a pair"
+    "Dev predictions on which the arms differ per paired seed (`arm`, each `results.discordant`), how many more of them `other` got right (`net`), and on which seed 0 and each other seed of the tied arm differ (`seed`; empty with one seed); None without per-example records or a pair"
     have = arms[arms.correct.map(lambda c: c is not None)] if "correct" in arms else arms.iloc[:0]
-    by = {(a, int(s)): np.asarray(c) for a, s, c in zip(have.arm, have.seed, have.correct)}
+    by = {(a, int(s)): (m, np.asarray(c)) for a, s, m, c in zip(have.arm, have.seed, have.metrics, have.correct)}
     paired = [s for a, s in sorted(by) if a == "tied" and (other, s) in by]
     seeds = sorted(s for a, s in by if a == "tied")
-    if not paired or len({len(c) for c in by.values()}) != 1: return None
-    return dict(arm=[int((by["tied", s] != by[other, s]).sum()) for s in paired],
-                net=[int(by[other, s].sum()) - int(by["tied", s].sum()) for s in paired],   # a seed's gap, in examples
-                seed=[int((by["tied", seeds[0]] != by["tied", s]).sum()) for s in seeds[1:]], n=len(next(iter(by.values()))))
+    if not paired: return None
+    differ = lambda x, y: discordant(by[x][0], by[y][0])   # refuses two runs evaluated on different examples
+    return dict(arm=[differ(("tied", s), (other, s)) for s in paired],
+                net=[int(by[other, s][1].sum()) - int(by["tied", s][1].sum()) for s in paired],   # a seed's gap, in examples
+                seed=[differ(("tied", seeds[0]), ("tied", s)) for s in seeds[1:]], n=len(by["tied", paired[0]][1]))
 
 def coincide(dis:dict|None) -> bool:
     "Whether the arms differ on fewer predictions than two seeds of one arm (`disagreement`'s counts): one algorithm in this regime"

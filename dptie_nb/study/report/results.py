@@ -17,8 +17,8 @@ from ..config import CLIP_ONLY, NONPRIVATE, SAME_SETTING, RunConfig, baseline_ke
 __all__ = ['TASK_ORDER', 'SPENT_RTOL', 'NONPRIVATE_IGNORED', 'TIED_NORM_ARMS', 'PARTS', 'TOTAL_KEYS', 'RUN_COLUMNS', 'BELOW_ACC',
            'POINTS', 'task_key', 'eps_rank', 'eps_ranks', 'eps_order', 'is_dp', 'eps_text', 'spent_epsilon',
            'run_epsilon', 'arm_of', 'setting_of', 'part_index', 'part_keys', 'part_label', 'run_parts', 'part_shares',
-           'MissingKey', 'get_key', 'chance_of', 'eval_fields', 'predicts_one_class', 'unpack_bits', 'head_fields',
-           'mechanism_fields', 'run_row', 'claims_nothing', 'unclaimed', 'load_runs', 'with_baselines']
+           'MissingKey', 'get_key', 'chance_of', 'eval_fields', 'predicts_one_class', 'unpack_bits', 'discordant',
+           'head_fields', 'mechanism_fields', 'run_row', 'claims_nothing', 'unclaimed', 'load_runs', 'with_baselines']
 
 # %% ../../../nbs/study/report/21_results.ipynb #96eaa1f5
 TASK_ORDER = ("sst2", "qnli", "qqp")
@@ -191,6 +191,28 @@ def unpack_bits(d) -> np.ndarray|None:
     x, n = np.unpackbits(np.frombuffer(base64.b64decode(d["bits"]), np.uint8)), int(d["n"])
     if not 0 <= len(x) - n < 8: raise ValueError(f"{len(x)} packed bits cannot hold n={n} outcomes")
     return x[:n].astype(bool)
+
+# %% ../../../nbs/study/report/21_results.ipynb #8456dd75
+def _evaluated_on(m:dict) -> dict:
+    "The examples a run's final evaluation saw, as `data.dev` records them (task, split, rows, cap, seed, holdout, label counts); the config's split settings where it recorded none."
+    d = get_key(m, "data.dev", None)
+    if isinstance(d, dict): return {k: d.get(k) for k in ("task", "split", "rows_in_file", "rows_used", "cap", "data_seed", "holdout", "label_counts")}
+    return {k: (m.get("config") or {}).get(k) for k in ("task", "eval_split", "dev_cap", "train_cap", "data_seed", "holdout")}
+
+def discordant(a:dict, b:dict) -> int:
+    "The evaluated examples on which two runs' predictions differ (their right answers, `final.dev_correct`, binary tasks); a ValueError when they saw different examples or one recorded none."
+    name = lambda m: m.get("run_id", "a run")
+    ea, eb = _evaluated_on(a), _evaluated_on(b)
+    if ea != eb:
+        diff = "; ".join(f"{k} {ea.get(k)!r} vs {eb.get(k)!r}" for k in sorted(set(ea) | set(eb)) if ea.get(k) != eb.get(k))
+        raise ValueError(f"discordant: {name(a)} and {name(b)} were evaluated on different examples ({diff})")
+    if (c := ea.get("label_counts")) is not None and len(c) != 2:
+        raise ValueError(f"discordant: {name(a)}'s task has {len(c)} labels; right answers tell predictions apart only with 2")
+    x, y = (unpack_bits(get_key(m, "final.dev_correct", None)) for m in (a, b))
+    for m, v in ((a, x), (b, y)):
+        if v is None: raise ValueError(f"discordant: {name(m)} recorded no per-example outcomes (final.dev_correct)")
+    if len(x) != len(y): raise ValueError(f"discordant: {name(a)} was evaluated on {len(x)} examples, {name(b)} on {len(y)}")
+    return int((x != y).sum())
 
 # %% ../../../nbs/study/report/21_results.ipynb #122c1fef
 def head_fields(m:dict) -> dict:

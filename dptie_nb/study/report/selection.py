@@ -11,15 +11,14 @@ import numpy as np
 import pandas as pd
 
 from ..definitions import check_preset
-from .results import get_key, load_runs, unpack_bits
+from .results import discordant, get_key, load_runs
 from .gates import _gate_settings, select_runs
 from .phrases import md_table, num, signed
 
 # %% auto #0
 __all__ = ['SELECT_BY', 'SELECT_DEFAULTS', 'STOP_DEFAULTS', 'CHECK_KEYS', 'CHECK_COLUMNS', 'STUDY_RUNS', 'PILOT_THRESHOLDS',
            'MEAN_CLIPPED', 'PILOT_COLUMNS', 'check_rules', 'threshold_baseline', 'pilot_choice', 'stop_rule',
-           'pilot_verdict', 'check_checks', 'checks_table', 'discordant', 'pilot_thresholds', 'pilot_checks',
-           'pilot_checks_md']
+           'pilot_verdict', 'check_checks', 'checks_table', 'pilot_thresholds', 'pilot_checks', 'pilot_checks_md']
 
 # %% ../../../nbs/study/report/22e_selection.ipynb #c7641a25
 SELECT_BY = {"auroc": "AUROC", "acc_median": "median-threshold accuracy", "acc": "argmax accuracy", "bal_acc": "balanced accuracy"}
@@ -117,28 +116,6 @@ def checks_table(preset:dict|None, reports:str|Path, name:str="study") -> pd.Dat
         ok = r.acc.mean() >= c["min_acc"]
         rows.append([c["check"], rule, f"{num(r.acc.mean(), 1)}% (n={len(r)})", "passed" if ok else "FAILED", c["then"] if ok else c["otherwise"]])
     return pd.DataFrame(rows, columns=CHECK_COLUMNS)
-
-# %% ../../../nbs/study/report/22e_selection.ipynb #8456dd75
-def _evaluated_on(m:dict) -> dict:
-    "The examples a run's final evaluation saw, as `data.dev` records them (task, split, rows, cap, seed, holdout, label counts); the config's split settings where it recorded none."
-    d = get_key(m, "data.dev", None)
-    if isinstance(d, dict): return {k: d.get(k) for k in ("task", "split", "rows_in_file", "rows_used", "cap", "data_seed", "holdout", "label_counts")}
-    return {k: (m.get("config") or {}).get(k) for k in ("task", "eval_split", "dev_cap", "train_cap", "data_seed", "holdout")}
-
-def discordant(a:dict, b:dict) -> int:
-    "The evaluated examples on which two runs' predictions differ (their right answers, `final.dev_correct`, binary tasks); a ValueError when they saw different examples or one recorded none."
-    name = lambda m: m.get("run_id", "a run")
-    ea, eb = _evaluated_on(a), _evaluated_on(b)
-    if ea != eb:
-        diff = "; ".join(f"{k} {ea.get(k)!r} vs {eb.get(k)!r}" for k in sorted(set(ea) | set(eb)) if ea.get(k) != eb.get(k))
-        raise ValueError(f"discordant: {name(a)} and {name(b)} were evaluated on different examples ({diff})")
-    if (c := ea.get("label_counts")) is not None and len(c) != 2:
-        raise ValueError(f"discordant: {name(a)}'s task has {len(c)} labels; right answers tell predictions apart only with 2")
-    x, y = (unpack_bits(get_key(m, "final.dev_correct", None)) for m in (a, b))
-    for m, v in ((a, x), (b, y)):
-        if v is None: raise ValueError(f"discordant: {name(m)} recorded no per-example outcomes (final.dev_correct)")
-    if len(x) != len(y): raise ValueError(f"discordant: {name(a)} was evaluated on {len(x)} examples, {name(b)} on {len(y)}")
-    return int((x != y).sum())
 
 # %% ../../../nbs/study/report/22e_selection.ipynb #8b3e4298
 STUDY_RUNS = {"primary, 8 seeds × 2 arms": 16, "ε 1 / 3 / 8, 4 seeds × 2 arms": 24, "clip-only": 4, "non-private": 2,
