@@ -11,7 +11,7 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
-from .results import discordant, is_dp, eps_ranks, eps_order, eps_text, get_key, part_index, unclaimed
+from .results import arms_coincide, discordant, is_dp, eps_ranks, eps_order, eps_text, get_key, part_index, unclaimed
 from .stats import MIN_INTERVAL_N, DIFF_COLUMNS, comparisons, paired_diffs, summarise, PRIMARY_EXTRA, CONTROL_EXTRA, with_variants
 from .gates import evaluate_gates, failed_gates, gates_text, unrun_gates, headroom, AT_CHANCE
 from .sources import BENCH_COLUMNS, BY_HAND, accountant_table, norms_table, paper_gap_tests
@@ -419,7 +419,7 @@ def disagreement(arms:pd.DataFrame, # the primary's runs: its two arms (`arm`), 
 
 def coincide(dis:dict|None) -> bool:
     "Whether the arms differ on fewer predictions than two seeds of one arm (`disagreement`'s counts): one algorithm in this regime"
-    return dis is not None and bool(dis["seed"]) and max(dis["arm"]) < min(dis["seed"])
+    return dis is not None and arms_coincide(dis["arm"], dis["seed"])
 
 def primary_arms(runs:pd.DataFrame, C:pd.DataFrame) -> tuple:
     "The primary's row of `comparisons` (`C`) and the runs of its two arms, not the mechanism arms; (None, None) when none was declared or paired"

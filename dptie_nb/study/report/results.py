@@ -18,7 +18,8 @@ __all__ = ['TASK_ORDER', 'SPENT_RTOL', 'NONPRIVATE_IGNORED', 'TIED_NORM_ARMS', '
            'POINTS', 'task_key', 'eps_rank', 'eps_ranks', 'eps_order', 'is_dp', 'eps_text', 'spent_epsilon',
            'run_epsilon', 'arm_of', 'setting_of', 'part_index', 'part_keys', 'part_label', 'run_parts', 'part_shares',
            'MissingKey', 'get_key', 'chance_of', 'eval_fields', 'predicts_one_class', 'unpack_bits', 'discordant',
-           'head_fields', 'mechanism_fields', 'run_row', 'claims_nothing', 'unclaimed', 'load_runs', 'with_baselines']
+           'arms_coincide', 'head_fields', 'mechanism_fields', 'run_row', 'claims_nothing', 'unclaimed', 'load_runs',
+           'with_baselines']
 
 # %% ../../../nbs/study/report/21_results.ipynb #96eaa1f5
 TASK_ORDER = ("sst2", "qnli", "qqp")
@@ -213,6 +214,12 @@ def discordant(a:dict, b:dict) -> int:
         if v is None: raise ValueError(f"discordant: {name(m)} recorded no per-example outcomes (final.dev_correct)")
     if len(x) != len(y): raise ValueError(f"discordant: {name(a)} was evaluated on {len(x)} examples, {name(b)} on {len(y)}")
     return int((x != y).sum())
+
+def arms_coincide(arms:list, # `discordant` of the two arms, per paired seed
+                  seeds:list, # `discordant` of two seeds of one arm, per pair of seeds
+                 ) -> bool:
+    "Whether the arms differ on fewer predictions than any two seeds of one arm: one algorithm in this regime, whatever their accuracies (False without both counts)"
+    return bool(len(arms)) and bool(len(seeds)) and max(arms) < min(seeds)
 
 # %% ../../../nbs/study/report/21_results.ipynb #122c1fef
 def head_fields(m:dict) -> dict:

@@ -11,7 +11,7 @@ import numpy as np
 import pandas as pd
 
 from ..definitions import check_preset
-from .results import discordant, get_key, load_runs
+from .results import arms_coincide, discordant, get_key, load_runs
 from .gates import _gate_settings, select_runs
 from .phrases import md_table, num, signed
 
@@ -162,7 +162,7 @@ def _differ(r:dict) -> str:
     s = f"measured: tied and untied differ on {arms} of {n:,} (a paired gap ≤ {num(100 * arms / n, 2)} points)"
     if r["seed1"] is None: return s + "; seed 1 not run"
     seeds = discordant(r["dp"].metrics, r["seed1"].metrics)
-    return s + f"; seeds 0 and 1 of tied on {seeds}" + ("; the arms differ less than two seeds: here they coincide" if arms < seeds else "")
+    return s + f"; seeds 0 and 1 of tied on {seeds}" + ("; the arms differ less than two seeds: here they coincide" if arms_coincide([arms], [seeds]) else "")
 
 def _gain(a, b, points:float, auroc:float, what:str, extra:str="") -> str:
     "Whether run `a` beats run `b` by ≥ `points` points of accuracy or ≥ `auroc` AUROC, in words (checks 2 and 4); 'not run' without both"
