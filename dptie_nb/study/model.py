@@ -15,8 +15,8 @@ from .assets import AssetNotFound, model_source, shown_path
 from .config import PRECISIONS
 
 # %% auto #0
-__all__ = ['TYINGS', 'is_tied', 'untie', 'build_model', 'param_counts', 'reinit_rows', 'hidden_states', 'class_logits',
-           'class_loss', 'predict', 'lm_loss', 'cpu_bf16_support', 'autocast_for']
+__all__ = ['TYINGS', 'PROBE_TRAINS', 'is_tied', 'untie', 'build_model', 'param_counts', 'reinit_rows', 'freeze_for_probe',
+           'hidden_states', 'class_logits', 'class_loss', 'predict', 'lm_loss', 'cpu_bf16_support', 'autocast_for']
 
 # %% ../../nbs/study/13_model.ipynb #4bf3309c
 TYINGS = ("tied", "untied")
@@ -134,6 +134,18 @@ def reinit_rows(model:nn.Module, # a causal LM
     g = torch.Generator().manual_seed(seed)
     with torch.no_grad(): w[ids] = (torch.randn(len(ids), w.shape[1], generator=g) * std).to(w.dtype)
     return model
+
+# %% ../../nbs/study/13_model.ipynb #6fe2452a
+PROBE_TRAINS = ("ln_f", "lm_head")  # what a linear probe trains: the final layer norm and the (untied) LM head
+
+def freeze_for_probe(model) -> torch.nn.Module:
+    "Freeze every weight but the final layer norm and the untied LM head (a linear probe on the model's last features)."
+    if is_tied(model): raise ValueError("a linear probe trains the LM head alone, but this model's head is its input embedding: untie it")
+    names = [n for n, p in model.named_parameters()]
+    for n, p in model.named_parameters(): p.requires_grad_(any(f".{k}." in f".{n}" for k in PROBE_TRAINS))
+    if not any(p.requires_grad for p in model.parameters()): raise ValueError(f"no parameter named like {PROBE_TRAINS} in {names[:4]}...")
+    return model
+
 
 # %% ../../nbs/study/13_model.ipynb #39c1ca9b
 def hidden_states(model:nn.Module, input_ids:torch.Tensor, attention_mask:torch.Tensor) -> torch.Tensor:

@@ -20,7 +20,7 @@ from ..dpoptim import VERIFY_EXAMPLES
 from ..noise import noise_key_for
 from ..private import private_plan
 from .engine import make_engine
-from .model import autocast_for, build_model, class_loss, is_tied, param_counts, reinit_rows, untie
+from .model import autocast_for, build_model, class_loss, freeze_for_probe, param_counts, reinit_rows, untie
 from .config import RunConfig   # the run schema: chapter 11_config
 from .provenance import (DIAGNOSTICS, HEAP_MMAP_BYTES, MemoryPeaks, _public_meta, bound_heap, bound_kernel_caches, environment, params_sha256,
                                  peak_memory_mb, privacy_scope, provenance, trim_heap)
@@ -29,12 +29,12 @@ from .warm import _warm_view, warm_start
 from .mechanism import head_drift, head_shift, initial_embedding, last_hidden_norms, norm_split
 
 # %% auto #0
-__all__ = ['PROBE_TRAINS', 'CHECKPOINT_FORMAT', 'make_model', 'freeze_for_probe', 'clip_only_eps', 'make_optimizer',
-           'save_checkpoint', 'load_checkpoint', 'run_noise_key', 'lr_at', 'noise_walk', 'train']
+__all__ = ['CHECKPOINT_FORMAT', 'make_model', 'clip_only_eps', 'make_optimizer', 'save_checkpoint', 'load_checkpoint',
+           'run_noise_key', 'lr_at', 'noise_walk', 'train']
 
 # %% ../../nbs/study/17_train.ipynb #f6e329c1
 def make_model(cfg:RunConfig, measure=None) -> torch.nn.Module:
-    "The run's model: pretrained weights or the same architecture at random, tied or untied, format-warm-started if asked (`measure(model)` before it); a probe's frozen but for `PROBE_TRAINS`."
+    "The run's model: pretrained weights or the same architecture at random, tied or untied, format-warm-started if asked (`measure(model)` before it); a probe's frozen but for `model.PROBE_TRAINS`."
     spec = load_config(cfg.model) if cfg.regime == "random" else cfg.model
     if not cfg.warm_start_steps: m = build_model(spec, cfg.tying, cfg.head_init, seed=cfg.seed)
     else:  # the tied model is warm-started, then an untied head is copied from it: both arms start from one model
@@ -47,15 +47,6 @@ def make_model(cfg:RunConfig, measure=None) -> torch.nn.Module:
     if cfg.train_scope == "probe": freeze_for_probe(m)
     return m
 
-PROBE_TRAINS = ("ln_f", "lm_head")  # what a linear probe trains: the final layer norm and the (untied) LM head
-
-def freeze_for_probe(model) -> torch.nn.Module:
-    "Freeze every weight but the final layer norm and the untied LM head (a linear probe on the model's last features)."
-    if is_tied(model): raise ValueError("a linear probe trains the LM head alone, but this model's head is its input embedding: untie it")
-    names = [n for n, p in model.named_parameters()]
-    for n, p in model.named_parameters(): p.requires_grad_(any(f".{k}." in f".{n}" for k in PROBE_TRAINS))
-    if not any(p.requires_grad for p in model.parameters()): raise ValueError(f"no parameter named like {PROBE_TRAINS} in {names[:4]}...")
-    return model
 
 # %% ../../nbs/study/17_train.ipynb #720aa857
 def clip_only_eps(cfg:RunConfig, n_train:int) -> float|None:
