@@ -93,7 +93,7 @@ def noise_update():
                 gen_untouched=torch.equal(gen.get_state(), built))
 
 def library_loop(secure=False, share=True, own_seed=False):
-    "make_private on every rank, chapter 00_distributed's loop: draw the global batch, backpropagate this rank's share, step"
+    "make_private on every rank, chapter 09_distributed's loop: draw the global batch, backpropagate this rank's share, step"
     import warnings
     from dptie_nb.private import make_private
     from dptie_nb.distributed import shard, world

@@ -210,11 +210,19 @@ def chapters() -> dict[str, str]:
         if m: out[m.group(1).split(".")[-1]] = nb.stem
     return out
 
+#: the library's chapters in the order of the idea (the tour's five steps: which examples, ε, each example's norm,
+#: clipping, noise, the step, make_private), then what the engine rests on, read after it (issue 49, item 6)
+IDEA = ["sampling", "accountant", "factors", "ghost", "noise", "dpoptim", "private"]
+RESTS_ON = ["bounds", "rules", "verify", "batch", "locality", "distributed"]
+
 def test_chapters_in_reading_order():
-    "A chapter imports only chapters numbered before it; the DP library's chapters (00-09) come before the study's (10-)"
+    "The library's chapters follow the idea (the tour, then IDEA, then RESTS_ON), a library chapter importing an earlier one or one of RESTS_ON; each study chapter (10-) imports only chapters numbered before it"
     ch = chapters()
     assert set(ch) == set(modules()), f"modules without a chapter, or chapters without a module: {set(ch) ^ set(modules())}"
-    late = [(ch[m], ch[t]) for m, ts in graph().items() for t in ts if ch[t] >= ch[m]]
+    assert sorted(IDEA + RESTS_ON) == sorted(LIBRARY), "every library module is either a step of the idea or something it rests on"
+    order = [ch[m] for m in IDEA + RESTS_ON]
+    assert order == sorted(order) and (ROOT/"nbs"/"lib"/"00_tour.ipynb").exists(), f"the library's chapters, in the idea's order: {order}"
+    late = [(ch[m], ch[t]) for m, ts in graph().items() for t in ts if ch[t] >= ch[m] and not (m in LIBRARY and t in RESTS_ON)]
     assert not late, f"chapters that import a chapter numbered after them (renumber so each comes after what it uses): {late}"
     lib = sorted(ch[m] for m in LIBRARY); study = sorted(ch[m] for m in ch if m not in LIBRARY)
     assert lib[-1] < "10" <= study[0], f"the library's chapters must be numbered 00-09 and the study's from 10: {lib[-1]}, {study[0]}"

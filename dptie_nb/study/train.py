@@ -453,7 +453,7 @@ def _one_step(model, engine, cfg, tr, idx) -> dict:
     for s, e in _cuts(len(mine), cfg.micro_batch_size, getattr(engine, "verify_next", False)):
         part = mine[s:e]
         # the micro-batch the first-step check compares with autograd runs in float32: at bf16 the two sides round differently
-        # and the check could only hold to 1e-2; the engine's arithmetic does not depend on the factors' dtype (chapter 03a_bounds)
+        # and the check could only hold to 1e-2; the engine's arithmetic does not depend on the factors' dtype (chapter 08_bounds)
         prec = "float32" if getattr(engine, "verify_next", False) and len(part) >= 2 else cfg.precision
         with autocast_for(prec, cfg.device): losses, _ = class_loss(model, _to(collate(tr, part), cfg.device), cfg.restrict_loss)
         def again(pos, part=part):                    # the locality check's recompute, in float32 (bf16 rounds by batch size)
