@@ -18,7 +18,7 @@ from .data import ShuffledSampler, collate, get_task, holdout_split, load_task
 from ..distributed import check_same, gather_lists, init_from_env, shard, world
 from ..dpoptim import VERIFY_EXAMPLES
 from ..noise import noise_key_for
-from ..private import private_plan
+from ..private import PrivatePlan, private_plan
 from .engine import make_engine
 from .model import autocast_for, build_model, class_loss, freeze_for_probe, param_counts, reinit_rows, untie
 from .config import RunConfig   # the run schema: chapter 11_config
@@ -30,7 +30,7 @@ from .mechanism import head_drift, head_shift, initial_embedding, last_hidden_no
 
 # %% auto #0
 __all__ = ['CHECKPOINT_FORMAT', 'make_model', 'clip_only_eps', 'make_optimizer', 'save_checkpoint', 'load_checkpoint',
-           'run_noise_key', 'lr_at', 'noise_walk', 'train']
+           'run_noise_key', 'RunPrivacy', 'lr_at', 'noise_walk', 'train']
 
 # %% ../../nbs/study/17_train.ipynb #f6e329c1
 def make_model(cfg:RunConfig, measure=None) -> torch.nn.Module:
@@ -87,7 +87,7 @@ def load_checkpoint(path:Path, cfg) -> dict:
 
 # %% ../../nbs/study/17_train.ipynb #e20b6285
 def _plan(cfg, n_train):
-    "Sampler (a private run's comes from its plan, in `_privacy`), steps, q, expected batch size and the private plan (`private_plan`, as make_private's) of a run"
+    "Sampler (a private run's comes from its plan, in `RunPrivacy.build`), steps, q, expected batch size and the private plan (`private_plan`, as make_private's) of a run"
     if cfg.private:
         p = private_plan(n_train, cfg.batch_size, cfg.epochs, cfg.epsilon, cfg.delta, cfg.accountant, cfg.sigma)
         return None, p.steps, p.q, p.q * n_train, p
@@ -117,8 +117,9 @@ class _Run:
     "A run's working state, shared by the parts of `train`"
     cfg: RunConfig; out: Path|None; rank: int; ws: int; tr: object; dev: object
     model: object = None; opt: object = None; engine: object = None; sampler: object = None
-    steps: int = 0; q: float|None = None; ebs: float|None = None; sigma: float|None = None; delta: float|None = None
-    gen: object = None; counted: int = 0; m: dict|None = None; start: int = 0; priv: object = None; key: int|None = None
+    steps: int = 0; q: float|None = None; ebs: float|None = None; delta: float|None = None
+    privacy: RunPrivacy|None = None   # a private run's plan, key, engine and the steps counted (None: not private)
+    m: dict|None = None; start: int = 0
     step_times: list = field(default_factory=list); ck: Path|None = None; rel: Path|None = None
     e0: object = None; dev_correct: dict|None = None  # an untied run's E₀; the final evaluation's right answers
     dev_word: dict|None = None  # which evaluated inputs hold a label word (the label-word slice)
@@ -142,27 +143,59 @@ def _load(cfg:RunConfig, data) -> tuple:
         data = (tr, held if cfg.eval_split == "holdout" else data[1])
     return data
 
-def _privacy(r:_Run, plan, noise_key:int|None=None):
-    "σ, noise key, noise generator and engine of a run; a private run's sampler and (dptie) `PrivateTraining` as the library assembles them from its plan"
-    cfg = r.cfg
-    if cfg.private: r.sigma, r.key = plan.noise_multiplier, run_noise_key(cfg, noise_key)
-    if cfg.private and not cfg.secure_noise and (cfg.engine != "dptie" or r.key is None):   # Opacus' noise; a fresh dptie key's draw
-        r.gen = torch.Generator(cfg.device).manual_seed(cfg.seed + 10_000)
-    r.engine = make_engine(cfg.engine, r.model, r.opt, plan, cfg.max_grad_norm, cfg.seed, r.gen, cfg.secure_noise,
-                           tied_norm=cfg.tied_norm, noise_key=r.key)   # dptie: checks its first micro-batch and every draw
-    if cfg.private: r.sampler = r.engine.sampler   # the plan's Poisson batches
-    r.priv = getattr(r.engine, "priv", None)       # dptie: sampler, ledger (none for the one-use emulation) and DP optimizer
-    if r.priv is not None: r.key = r.priv.noise_key   # a fresh run's: its generator's draw and the nonce
-    if r.priv is not None and cfg.diagnostics == "on": r.priv.optimizer.record_sum_norm = True   # the signal the noise meets
+@dataclass
+class RunPrivacy:
+    "What a private run spends and how it is counted: its plan, noise key and generator, and the engine that spends it. A dptie run's state is its `PrivateTraining` (the library's assembly: sampler, ledger, DP optimizer); an Opacus run's, the plan's sampler, its generator and the steps counted here"
+    plan: PrivatePlan; engine: object; key: int|None = None; gen: torch.Generator|None = None
+    counted: int = 0   # an Opacus run's steps (a dptie run's DP optimizer counts into its ledger)
+    priv = property(lambda self: getattr(self.engine, "priv", None), doc="a dptie run's `PrivateTraining` (none for Opacus)")
+    sigma = property(lambda self: self.plan.noise_multiplier, doc="σ")
+    ledger = property(lambda self: None if self.priv is None else self.priv.ledger, doc="the library's ledger of a dptie run (none for Opacus and the one-use emulation)")
 
-def _ledger(r:_Run):
-    "The library's ledger of a dptie run, which its DP optimizer counts; None for Opacus and the one-use emulation"
-    return None if r.priv is None else r.priv.ledger
+    @classmethod
+    def build(cls, cfg:RunConfig, plan:PrivatePlan, model, opt, noise_key:int|None=None) -> RunPrivacy:
+        "A private run's engine, from its plan: dptie's assembled by the library (`make_engine`), Opacus' over the plan's sampler"
+        key = run_noise_key(cfg, noise_key)
+        gen = (None if cfg.secure_noise or (cfg.engine == "dptie" and key is not None)   # Opacus' noise; a fresh dptie key's draw
+               else torch.Generator(cfg.device).manual_seed(cfg.seed + 10_000))
+        engine = make_engine(cfg.engine, model, opt, plan, cfg.max_grad_norm, cfg.seed, gen, cfg.secure_noise,
+                             tied_norm=cfg.tied_norm, noise_key=key)   # dptie: checks its first micro-batch and every draw
+        run = cls(plan, engine, key, gen)
+        if run.priv is not None: run.key = run.priv.noise_key   # a fresh run's: its generator's draw and the nonce
+        if run.priv is not None and cfg.diagnostics == "on": run.priv.optimizer.record_sum_norm = True   # the signal the noise meets
+        return run
 
-def _counted(r:_Run) -> int:
-    "Steps counted into the run's ε: its ledger's, the one-use emulation's optimizer's (no ε), or the study's count of an Opacus run's"
-    if r.priv is not None: return r.priv.ledger.steps if r.priv.ledger is not None else r.priv.optimizer.steps
-    return r.counted
+    @property
+    def steps(self) -> int:
+        "Steps counted into ε: the ledger's, the one-use emulation's optimizer's (no ε), or those counted here (Opacus)"
+        if self.priv is None: return self.counted
+        return self.ledger.steps if self.ledger is not None else self.priv.optimizer.steps
+
+    def count(self, k:int=1, lost:bool=False):
+        "Count `k` steps the library's ledger did not: an Opacus step, or (`lost`) a secure run's steps begun after its checkpoint, whose noise and batches may have been released (into a dptie run's ledger)"
+        if self.priv is None: self.counted += k
+        elif lost and self.ledger is not None: self.ledger.step(self.sigma, self.plan.q, k)
+
+    def spent(self, method:str) -> float:
+        "ε spent so far by `method`: the `PrivateTraining`'s (∞ for the one-use emulation, whose releases are not bounded by C), an Opacus run's by its steps at its one σ and q"
+        if self.priv is not None: return self.priv.epsilon(method)
+        return math.inf if self.sigma == 0 else epsilon(self.sigma, self.plan.q, self.counted, self.plan.delta, method)   # (σ = 0: no bound)
+
+    def state_dict(self) -> dict:
+        "What a checkpoint keeps: a dptie run's `PrivateTraining` state, else (Opacus) the noise generator, the steps counted and the sampler's position"
+        if self.priv is not None: return dict(run=self.priv.state_dict())
+        return dict(noise_rng=None if self.gen is None else self.gen.get_state(), counted=self.counted, sampler=self.engine.sampler.state_dict())
+
+    def load_state_dict(self, st:dict):
+        "Go on from `state_dict()`; a dptie run's key then is its `PrivateTraining`'s (noise='fresh': the saved key and a new nonce)"
+        if self.priv is not None:
+            if "run" not in st: raise ValueError("this checkpoint of a dptie run holds the study's own privacy state (written before "
+                                                 "the library assembled every dptie run): start the run again with a fresh --out")
+            self.priv.load_state_dict(st["run"]); self.key = self.priv.noise_key
+            return
+        if self.gen is not None: self.gen.set_state(st["noise_rng"])
+        self.counted = int(st["counted"]) if "counted" in st else sum(s["steps"] for s in st["ledger"]["segments"])   # (older: a ledger at one σ)
+        if st.get("sampler") is not None: self.engine.sampler.load_state_dict(st["sampler"])   # its batches go on from the checkpoint
 
 def _clipped_by(engine) -> str|None:
     "Which clipper bounded a dptie run's examples: its class and tied norm (`GhostClipper(exact)`, `TiedNormEmulation(triangle)`); None for other engines"
@@ -194,7 +227,10 @@ def _prepare(cfg:RunConfig, out, data, noise_key:int|None=None) -> _Run:
     r.adam_eps = clip_only_eps(cfg, len(r.tr))
     if r.adam_eps is not None:   # DP-Adam's noise floor under √v, without the noise
         for g in r.opt.param_groups: g["eps"] = r.adam_eps
-    _privacy(r, plan, noise_key)
+    if cfg.private:
+        r.privacy = RunPrivacy.build(cfg, plan, r.model, r.opt, noise_key)
+        r.engine, r.sampler = r.privacy.engine, r.privacy.engine.sampler   # the plan's Poisson batches
+    else: r.engine = make_engine("none", r.model, r.opt)
     r.ck = r.out/"checkpoint.pt" if r.out and cfg.checkpoint_every else None
     r.rel = r.out/"released.json" if r.out and cfg.private and cfg.secure_noise else None
     return r
@@ -202,17 +238,17 @@ def _prepare(cfg:RunConfig, out, data, noise_key:int|None=None) -> _Run:
 # %% ../../nbs/study/17_train.ipynb #c23c5ac7
 def _metrics(r:_Run) -> dict:
     "The run's metrics.json before its first step"
-    cfg = r.cfg
+    cfg, p = r.cfg, r.privacy
     m = dict(schema=1, run_id=cfg.run_id(), status="running", error=None, config=asdict(cfg),
              model_info=dict(r.model.dptie_info, params=param_counts(r.model),
                              **({} if r.e0 is None else dict(head_drift_init=head_drift(r.model, r.e0)))),
              environment=environment(cfg.device), provenance=provenance(cfg),
 
              data=dict(train=_public_meta(dict(r.tr.meta, prior=r.prior), cfg), dev=r.dev.meta),
-             privacy=dict(private=cfg.private, delta=r.delta, sample_rate=r.q, planned_steps=r.steps, noise_multiplier=r.sigma,
+             privacy=dict(private=cfg.private, delta=r.delta, sample_rate=r.q, planned_steps=r.steps, noise_multiplier=None if p is None else p.sigma,
                           expected_batch_size=r.ebs, accountant_for_calibration=cfg.accountant,
                           noise="secure" if cfg.secure_noise else f"seeded ({cfg.noise})" if cfg.private else None,
-                          **({"noise_key": r.key} if r.key is not None else {}),
+                          **({"noise_key": p.key} if p is not None and p.key is not None else {}),
                           sampling=("secure" if cfg.secure_noise else "seeded") if cfg.private else None,
                           diagnostics=cfg.diagnostics, **({"adam_eps": r.adam_eps} if r.adam_eps is not None else {}),
                           clipped_by=_clipped_by(r.engine),
@@ -220,30 +256,26 @@ def _metrics(r:_Run) -> dict:
              history=[], evals=[])
     if not r.model.dptie_info["pretrained"]: m["warning"] = f"{cfg.model} was randomly initialised (regime={cfg.regime!r})"
     if cfg.private:  # the untied head's predicted extra noise, from the step-0 model on the evaluated (public or held-out) split
-        walk, h = noise_walk(cfg, r.steps, r.sigma, r.ebs), float(np.median(last_hidden_norms(r.model, r.dev, device=cfg.device)))
+        walk, h = noise_walk(cfg, r.steps, p.sigma, r.ebs), float(np.median(last_hidden_norms(r.model, r.dev, device=cfg.device)))
         m["privacy"].update(predicted_noise_walk=walk, median_h_norm=h, predicted_logit_noise_nats=walk * h)
     return m
 
 # %% ../../nbs/study/17_train.ipynb #3b04036c
 def _private_state(r:_Run) -> dict:
-    "What a checkpoint keeps of a run's privacy: a dptie run's `PrivateTraining` state, else the optimizer, noise generator, steps counted and (Opacus) the sampler's position"
-    if r.priv is not None: return dict(run=r.priv.state_dict())
-    return dict(optimizer=r.opt.state_dict(), noise_rng=r.gen.get_state() if r.gen is not None else None, counted=r.counted,
-                sampler=None if r.engine.sampler is None else r.engine.sampler.state_dict())
+    "What a checkpoint keeps of a run's optimizer and privacy: a dptie run's `PrivateTraining` state (its inner optimizer's included), else the optimizer's state and an Opacus run's `RunPrivacy` state"
+    p = r.privacy
+    if p is not None and p.priv is not None: return p.state_dict()
+    return dict(optimizer=r.opt.state_dict(), **({} if p is None else p.state_dict()))
 
 def _restore_private(r:_Run, st:dict):
-    "Restore `_private_state` into a freshly prepared run"
-    if r.priv is not None:
-        if "run" not in st: raise ValueError("this checkpoint of a one-use run holds the study's own privacy state (written before "
-                                             "the library assembled every dptie run): start the run again with a fresh --out")
-        r.priv.load_state_dict(st["run"]); r.key = r.priv.noise_key   # noise='common': the seed's key; 'fresh': the saved key and a new nonce
-        keys = r.priv.optimizer.noise_keys
-        if r.key is not None: r.m["privacy"].update(noise_key=keys[0][1], noise_keys=keys)   # the key it began with, and each resume's
-        return
-    r.opt.load_state_dict(st["optimizer"])
-    if r.gen is not None: r.gen.set_state(st["noise_rng"])
-    r.counted = int(st["counted"]) if "counted" in st else sum(s["steps"] for s in st["ledger"]["segments"])   # (older: a ledger at one σ)
-    if st.get("sampler") is not None: r.engine.sampler.load_state_dict(st["sampler"])   # its batches go on from the checkpoint
+    "Restore `_private_state` into a freshly prepared run; a dptie run records the noise key it began with and each resume's"
+    p = r.privacy
+    if p is None or p.priv is None: r.opt.load_state_dict(st["optimizer"])
+    if p is None: return
+    p.load_state_dict(st)
+    if p.priv is not None and p.key is not None:
+        keys = p.priv.optimizer.noise_keys
+        r.m["privacy"].update(noise_key=keys[0][1], noise_keys=keys)
 
 def _resume(r:_Run):
 
@@ -253,14 +285,13 @@ def _resume(r:_Run):
         r.model.load_state_dict(st["model"]); _restore_private(r, st["private"]); torch.set_rng_state(st["torch_rng"])
         r.m.update(history=json.loads(st["history"]), evals=json.loads(st["evals"]), resumed_from_step=st["step"])
         r.step_times, r.start, r.time_before = list(st["step_times"]), st["step"], float(st.get("train_time_s", 0.0))
-        if (v := json.loads(st.get("verified") or "null")):  # checked before the interruption: not again, so the
-            r.m["privacy"]["first_step_verified"] = v        # resumed run cuts its micro-batches as the straight run did
-            if r.priv is None and hasattr(r.engine, "verify_next"): r.engine.verify_next = False   # (a dptie run's state says so itself)
+        if (v := json.loads(st.get("verified") or "null")):  # checked before the interruption (a dptie run's state says so itself,
+            r.m["privacy"]["first_step_verified"] = v        # and its resumed run cuts its micro-batches as the straight run did)
 
         if r.rank == 0: print(f"{r.cfg.run_id()}: resuming from step {r.start} of {r.steps} ({r.ck})", file=sys.stderr)
-    lost = _steps_begun(r.rel, r.cfg) - _counted(r)  # secure: steps begun after the last checkpoint, their updates lost
-    if lost > 0 and _ledger(r) is not None: _ledger(r).step(r.sigma, r.q, lost)   # their noise and batches may have been
-    elif lost > 0 and r.priv is None: r.counted += lost                           # released: counted, never replayed
+    if r.rel is None: return
+    lost = _steps_begun(r.rel, r.cfg) - r.privacy.steps  # secure: steps begun after the last checkpoint, their updates lost:
+    if lost > 0: r.privacy.count(lost, lost=True)      # their noise and batches may have been released; counted, never replayed
 
 # %% ../../nbs/study/17_train.ipynb #a7e01b02
 def lr_at(cfg:RunConfig, step:int, steps:int) -> float:
@@ -274,23 +305,18 @@ def _step(r:_Run, step:int) -> dict:
     "One logical batch of the run: drawn, trained on, counted; its row"
     ts = time.time()
     if r.rel is not None and r.rank == 0:  # on disk before the step can release anything
-        atomic_write_json(r.rel, dict(config=json.dumps(asdict(r.cfg), sort_keys=True), steps_begun=_counted(r) + 1))
+        atomic_write_json(r.rel, dict(config=json.dumps(asdict(r.cfg), sort_keys=True), steps_begun=r.privacy.steps + 1))
     for g in r.opt.param_groups: g["lr"] = lr_at(r.cfg, step, r.steps)  # from the step alone: a resumed run continues the same decay
     idx = r.sampler.batch(step)
 
     row = _one_step(r.model, r.engine, r.cfg, r.tr, idx)
     if (s := getattr(getattr(r.engine, "opt", None), "last_sum_norm", None)) is not None: row["mean_clipped_norm"] = s / r.ebs   # ‖Σ clipped‖/qN
-    if r.cfg.private and r.priv is None: r.counted += 1   # Opacus' step (a dptie run's DP optimizer counted it in step())
+    if r.privacy is not None and r.privacy.priv is None: r.privacy.count()   # Opacus' step (a dptie run's DP optimizer counted it in step())
     if r.engine.verified and "first_step_verified" not in r.m["privacy"]:
         v = r.engine.verified  # a secure run publishes no size or step of a private batch
         r.m["privacy"]["first_step_verified"] = dict(checked=True, rtol=v["rtol"]) if r.cfg.secure_noise else dict(step=step + 1, **v)
     r.step_times.append(time.time() - ts)
     return row
-
-def _spent(r:_Run, method:str) -> float:
-    "ε spent so far by `method`: a dptie run's `PrivateTraining`'s (∞ for the one-use emulation, whose releases are not bounded by C), an Opacus run's by its steps at its one σ and q"
-    if r.priv is not None: return r.priv.epsilon(method)
-    return math.inf if r.sigma == 0 else epsilon(r.sigma, r.q, r.counted, r.delta, method)   # (σ = 0: no noise, no bound)
 
 # %% ../../nbs/study/17_train.ipynb #a262e464
 def _log(r:_Run, step:int, row:dict, with_prv:bool) -> dict:
@@ -300,8 +326,8 @@ def _log(r:_Run, step:int, row:dict, with_prv:bool) -> dict:
     if r.cfg.diagnostics == "off": row = {k: v for k, v in row.items() if k not in DIAGNOSTICS}
     if r.e0 is not None: row["head_drift"] = head_drift(r.model, r.e0)  # from the weights: covered by ε
     if r.cfg.private:  # PRV costs up to a second a call: at evaluations and at the end; RDP on every row
-        row.update(eps_rdp=_spent(r, "rdp"))
-        if with_prv: row.update(eps_prv=_spent(r, "prv"))
+        row.update(eps_rdp=r.privacy.spent("rdp"))
+        if with_prv: row.update(eps_prv=r.privacy.spent("prv"))
     r.m["history"].append(row)
     return row
 
@@ -337,11 +363,11 @@ def _finish(r:_Run, t0:float):
     cfg, p = r.cfg, r.m["privacy"]
     if cfg.private and "first_step_verified" not in p:
         p["first_step_verified"] = None  # not checked: the opacus engine, or every Poisson batch was empty
-    if r.rel is not None: p["lost_steps"] = _counted(r) - r.steps  # counted beyond the steps taken
-    if r.priv is not None: p["locality_checks"] = r.priv.optimizer.locality_checks   # the first step's and the later ones
-    p.update(steps=_counted(r) if cfg.private else r.steps, ledger=None if _ledger(r) is None else _ledger(r).to_dict(),
-             epsilon_rdp=_spent(r, "rdp") if cfg.private else None,
-             epsilon_prv=_spent(r, "prv") if cfg.private else None)
+    priv = r.privacy
+    if r.rel is not None: p["lost_steps"] = priv.steps - r.steps  # counted beyond the steps taken
+    if priv is not None and priv.priv is not None: p["locality_checks"] = priv.priv.optimizer.locality_checks   # the first step's and the later ones
+    p.update(steps=r.steps if priv is None else priv.steps, ledger=None if priv is None or priv.ledger is None else priv.ledger.to_dict(),
+             epsilon_rdp=None if priv is None else priv.spent("rdp"), epsilon_prv=None if priv is None else priv.spent("prv"))
     ev = r.m["evals"][-1]; _warm_after(r)   # (again: a resumed run's step-0 evaluation came from its checkpoint)
     r.m["final"] = dict(dev_acc=ev["acc"], dev_loss=ev["loss"], **{f"dev_{k}": ev.get(k) for k in EVAL_FIELDS},
                         dev_correct=r.dev_correct, dev_label_word=r.dev_word, steps=r.steps, **_baseline(r.m["evals"]),
