@@ -13,7 +13,6 @@ import pandas as pd
 import torch
 
 from .assets import check_task, load_glue, load_tokenizer
-from ..sampling import PoissonSampler, poisson_plan  # the DP library's sampler (chapter 01_sampling), for the study's code
 
 # %% auto #0
 __all__ = ['TASKS', 'TaskSpec', 'get_task', 'label_ids', 'task_labels', 'encode_prompt', 'EncodedTask', 'label_token_ids',
