@@ -63,7 +63,8 @@ def clipper_for(model, # the model a dptie step clips
 class DptieStep:
     "Exact ghost clipping and the DP step of a run the library assembled (`PrivateTraining`): its sampler, ledger and `DPOptimizer`, whose first-step check runs on the first micro-batch of >= 2 examples"
     private = True
-    def __init__(self, priv:PrivateTraining): self.priv, self.opt = priv, priv.optimizer
+    def __init__(self, priv:PrivateTraining): self.priv = priv
+    opt = property(lambda self: self.priv.optimizer, doc="the run's `DPOptimizer`")
     sampler = property(lambda self: self.priv.sampler, doc="the run's Poisson sampler: draw each step's batch from it")
     @property
     def verify_next(self) -> bool:

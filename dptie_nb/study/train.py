@@ -172,7 +172,7 @@ class RunPrivacy:
         return self.ledger.steps if self.ledger is not None else self.priv.optimizer.steps
 
     def count(self, k:int=1, lost:bool=False):
-        "Count `k` steps the library's ledger did not: an Opacus step, or (`lost`) a secure run's steps begun after its checkpoint, whose noise and batches may have been released (into a dptie run's ledger)"
+        "Count `k` steps the library's ledger did not: an Opacus step (a dptie run's DP optimizer counts its own), or (`lost`) a secure run's steps begun after its checkpoint, whose noise and batches may have been released (into a dptie run's ledger)"
         if self.priv is None: self.counted += k
         elif lost and self.ledger is not None: self.ledger.step(self.sigma, self.plan.q, k)
 
@@ -194,7 +194,9 @@ class RunPrivacy:
             self.priv.load_state_dict(st["run"]); self.key = self.priv.noise_key
             return
         if self.gen is not None: self.gen.set_state(st["noise_rng"])
-        self.counted = int(st["counted"]) if "counted" in st else sum(s["steps"] for s in st["ledger"]["segments"])   # (older: a ledger at one σ)
+        if "counted" not in st: raise ValueError("this checkpoint of an Opacus run was written before its sampler's position was "
+                                                 "saved, so its batches cannot go on: start the run again with a fresh --out")
+        self.counted = int(st["counted"])
         if st.get("sampler") is not None: self.engine.sampler.load_state_dict(st["sampler"])   # its batches go on from the checkpoint
 
 def _clipped_by(engine) -> str|None:
@@ -311,7 +313,7 @@ def _step(r:_Run, step:int) -> dict:
 
     row = _one_step(r.model, r.engine, r.cfg, r.tr, idx)
     if (s := getattr(getattr(r.engine, "opt", None), "last_sum_norm", None)) is not None: row["mean_clipped_norm"] = s / r.ebs   # ‖Σ clipped‖/qN
-    if r.privacy is not None and r.privacy.priv is None: r.privacy.count()   # Opacus' step (a dptie run's DP optimizer counted it in step())
+    if r.privacy is not None: r.privacy.count()   # Opacus' step (a dptie run's DP optimizer counted it in step())
     if r.engine.verified and "first_step_verified" not in r.m["privacy"]:
         v = r.engine.verified  # a secure run publishes no size or step of a private batch
         r.m["privacy"]["first_step_verified"] = dict(checked=True, rtol=v["rtol"]) if r.cfg.secure_noise else dict(step=step + 1, **v)
