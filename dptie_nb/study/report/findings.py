@@ -11,14 +11,14 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
-from .results import arms_coincide, discordant, is_dp, eps_ranks, eps_order, eps_text, get_key, part_index, unclaimed
+from .results import arms_coincide, discordant, load_runs, is_dp, eps_ranks, eps_order, eps_text, get_key, part_index, unclaimed
 from .stats import MIN_INTERVAL_N, DIFF_COLUMNS, comparisons, paired_diffs, summarise, PRIMARY_EXTRA, CONTROL_EXTRA, with_variants
-from .gates import evaluate_gates, failed_gates, gates_text, unrun_gates, headroom, AT_CHANCE
+from .gates import evaluate_gates, failed_gates, gates_text, unrun_gates, headroom, preset_of, presets_or_default, AT_CHANCE
 from .sources import BENCH_COLUMNS, BY_HAND, accountant_table, norms_table, paper_gap_tests
 from ..assets import GLUE_TRAIN_ROWS, project_root
 from ..config import CLIP_ONLY, eps_label
 from ..definitions import load_presets, presets_of
-from .phrases import bullets, ci_text, comparison_verdict, coverage, num, pct, say, signed, verdict_kind
+from .phrases import bullets, ci_text, comparison_verdict, coverage, fill, num, pct, say, signed, verdict_kind
 from .costs import cost_sentences, memory_answer, memory_summary
 from .walk import WALK_PHRASES, walk_summary
 
@@ -27,8 +27,9 @@ __all__ = ['METRICS', 'QUESTIONS', 'PAIRED_NOISE_SINCE', 'CONCLUSION_WORDS', 'CO
            'pairs_summary', 'learning_brief', 'norm_brief', 'noise_sentence', 'norms_brief', 'privacy_conclusions',
            'privacy_brief', 'caveat_rows', 'caveats', 'conclusions', 'control_summary', 'noise_paired', 'pairing',
            'gap_differences', 'sign_test', 'no_gates_sentence', 'mechanism_summary', 'conclusion', 'conclusion_split',
-           'conclusion_brief', 'conclusion_rest', 'regime', 'disagreement', 'coincide', 'primary_arms', 'reach',
-           'accuracy_answer', 'label_word_slices', 'privacy_answer', 'answers', 'goal_check']
+           'conclusion_brief', 'conclusion_rest', 'signal_multiplier', 'regime', 'disagreement', 'coincide',
+           'primary_arms', 'reach', 'accuracy_answer', 'label_word_slices', 'privacy_answer', 'answers',
+           'regime_summary', 'regime_summaries', 'answering_regime', 'regimes_sentence', 'regimes_table', 'goal_check']
 
 # %% ../../../nbs/study/report/22d_findings.ipynb #b5ebf167
 METRICS = {"acc": ("Dev accuracy", "points", 1, True), "dev_loss": ("Dev loss (lower is better)", "nats", 3, False)}  # name, unit, digits, higher is better
@@ -397,10 +398,14 @@ def conclusion_rest(runs:pd.DataFrame, bench:pd.DataFrame|None=None, paper:dict|
 # %% ../../../nbs/study/report/22d_findings.ipynb #57d4492c
 LEARNT_AUROC = 0.02  # the primary's mean AUROC must rise this much from step 0 before an accuracy gap can say anything about tying
 
+def signal_multiplier(arms:pd.DataFrame) -> float:
+    "X = B·√T/σ of a run set (medians of its expected batch B, steps T and σ): ∞ without noise"
+    B, T, s = (float(arms[k].median()) for k in ("batch_size", "steps", "sigma"))
+    return B * math.sqrt(T) / s if s > 0 else math.inf
+
 def regime(arms:pd.DataFrame) -> str:
     "A run set's regime in words: its expected batch B, steps T and the signal multiplier X = B·√T/σ (22k: the noise barely binds; the paper's 4-7k)"
-    B, T, s = (float(arms[k].median()) for k in ("batch_size", "steps", "sigma"))
-    X = B * math.sqrt(T) / s if s > 0 else math.inf
+    B, T, X = float(arms.batch_size.median()), float(arms.steps.median()), signal_multiplier(arms)
     return f"B = {int(round(B)):,}, {int(T)} steps, B√T/σ = " + (f"{X / 1000:.1f}k" if math.isfinite(X) else "∞ (no noise)")
 
 def disagreement(arms:pd.DataFrame, # the primary's runs: its two arms (`arm`), seeds, their records (`metrics`) and `correct` (each dev example's right answer)
@@ -493,11 +498,82 @@ def privacy_answer(runs:pd.DataFrame, presets:dict|None=None, C:pd.DataFrame|Non
     return say("ans.privacy", prv=sorted({round(float(x), 2) for x in r.eps_prv.dropna()}), rdp=sorted({round(float(x), 2) for x in r.eps_rdp.dropna()}),
                sigma=sorted({round(float(s), 3) for s in r.sigma.dropna()}))
 
-def answers(runs:pd.DataFrame, bench:pd.DataFrame|None=None, paper:dict|None=None, presets:dict|None=None) -> str:
-    "The report's and the README's three one-line answers, Memory, Accuracy and Privacy cost, as markdown lines"
-    C = comparisons(runs, presets=presets) if len(runs) else None   # once, for both answers that read the primary
-    return "\n\n".join(f"**{k}.** {v}" for k, v in (("Memory", memory_answer(bench)), ("Accuracy", accuracy_answer(runs, paper, presets, C)),
+def answers(runs:pd.DataFrame, bench:pd.DataFrame|None=None, paper:dict|None=None, presets:dict|None=None,
+            regimes:dict|None=None, # `regime_summaries` of the regimes set beside these runs (their own among them), or None
+           ) -> str:
+    "The report's and the README's three one-line answers, Memory, Accuracy and Privacy cost, as markdown lines: from the regime whose gates pass (`answering_regime`), and saying which, when `regimes` are given"
+    ans = answering_regime(regimes) if regimes else None
+    runs = regimes[ans]["runs"] if ans else runs
+    C = regimes[ans]["C"] if ans else comparisons(runs, presets=presets) if len(runs) else None   # once, for both answers that read the primary
+    own = preset_of(runs, presets_or_default(presets), "primary")[0] if len(runs) else None
+    acc = accuracy_answer(runs, paper, presets, C) + (regimes_sentence(regimes, ans, own) if regimes else "")
+    return "\n\n".join(f"**{k}.** {v}" for k, v in (("Memory", memory_answer(bench)), ("Accuracy", acc),
                                                     ("Privacy cost", privacy_answer(runs, presets, C))))
+
+# %% ../../../nbs/study/report/22d_findings.ipynb #04411fb1
+def regime_summary(runs:pd.DataFrame, # one regime's runs (one preset's folder)
+                   presets:dict|None=None, # presets (default: presets.toml)
+                  ) -> dict:
+    "One regime judged on its own runs: its shape and B√T/σ, its primary (`comparisons`' row, seeds declared), the arms' and two seeds' disagreement, its gates (failed, not run) and whether it can answer"
+    C = comparisons(runs, presets=presets) if len(runs) else pd.DataFrame()
+    d, arms = primary_arms(runs, C) if len(C) else (None, None)
+    G = evaluate_gates(runs, presets) if len(runs) else pd.DataFrame(columns=["gate", "passed", "note"])
+    unrun = unrun_gates(G)
+    failed = [g for g in failed_gates(G) if g not in unrun]
+    _, p = preset_of(runs, presets_or_default(presets), "primary") if len(runs) else (None, None)
+    declared = int((p or {}).get("primary", {}).get("seeds") or 0)
+    seeds = 0 if d is None else int(d.n)
+    return dict(runs=runs, C=C, primary=d, shape=None if d is None else regime(arms), X=math.inf if d is None else signal_multiplier(arms),
+                dis=None if d is None else disagreement(arms, d.arm), gates=len(G), failed=failed, unrun=unrun, seeds=seeds,
+                declared=declared, answers=d is not None and len(G) > 0 and not failed and not unrun and seeds >= declared)
+
+def regime_summaries(regimes:dict|None, # {name: folder of its runs}
+                     presets:dict|None=None, # presets (default: presets.toml)
+                    ) -> dict:
+    "`regime_summary` of each regime, its runs read from its folder (`load_runs`); {} for None"
+    return {n: regime_summary(load_runs(d)[0], presets) for n, d in (regimes or {}).items()}
+
+def answering_regime(summaries:dict, # {name: `regime_summary`}
+                    ) -> str|None:
+    "The regime the answers come from: one whose declared gates all ran and passed with its primary's seeds all in (the smallest B√T/σ, nearest the paper, first); None when none can"
+    ok = [(s["X"], n) for n, s in summaries.items() if s["answers"]]
+    return min(ok)[1] if ok else None
+
+def _seeds_text(s:dict) -> str: return f"{s['seeds']} of its {s['declared']} paired seeds" if s["declared"] else f"{s['seeds']} paired seeds"
+
+def _gates_text(s:dict) -> str:
+    "A regime's gates in words: all passed, how many failed (named), how many have no run yet"
+    if not s["gates"]: return "no gates declared"
+    g = s["gates"]
+    of = lambda k: ("its one gate" if g == 1 else f"all {g} of its gates") if k == g else f"{k} of its {g} gates"
+    gates = (f"{of(g)} passed" if not (s["failed"] or s["unrun"]) else
+             ", ".join(([f"{of(len(s['failed']))} failed ({'; '.join(s['failed'])})"] if s["failed"] else []) +
+                       ([f"{of(len(s['unrun']))} {'has' if len(s['unrun']) == 1 else 'have'} no run yet"] if s["unrun"] else [])))
+    return gates
+
+def regimes_sentence(summaries:dict, # {name: `regime_summary`}, the report's own regime among them
+                     ans:str|None, # `answering_regime`
+                     own:str|None=None, # the regime the answer was read from when none answers (its state is said already)
+                    ) -> str:
+    "Where the answer comes from, said after it: the regime whose gates passed, or that none can answer yet and what each other regime has"
+    if ans: return say("regimes.from", name=ans, shape=summaries[ans]["shape"])
+    parts = [f"`{n}` ({s['shape'] or 'no primary yet'}) has {_seeds_text(s)}, and {_gates_text(s)}" for n, s in summaries.items() if n != own]
+    return say("regimes.none", parts="; ".join(parts)) if parts else ""
+
+def regimes_table(summaries:dict, # {name: `regime_summary`}
+                  ans:str|None=None, # `answering_regime`
+                 ) -> pd.DataFrame:
+    "The regimes side by side, one row each: shape, the primary's gap with its interval and seeds, the dev predictions the arms and two seeds of one arm differ on, the gates, and whether the answers are its"
+    rows = []
+    for n, s in summaries.items():
+        d, dis = s["primary"], s["dis"]
+        gap = "–" if d is None else f"{signed(d['diff'])} (95% CI {ci_text(d.lo, d.hi)})" if np.isfinite(d.lo) else signed(d["diff"])
+        rows.append({"regime": f"`{n}`", "shape": s["shape"] or "–", "untied − tied (points)": gap,
+                     "paired seeds": f"{s['seeds']} of {s['declared']}" if s["declared"] else str(s["seeds"]),
+                     "arms differ on": "–" if dis is None else f"{fill('{v:count}', v=dis['arm'])} of {dis['n']:,}",
+                     "two seeds of one arm": "–" if dis is None or not dis["seed"] else fill("{v:count}", v=dis["seed"]),
+                     "gates": _gates_text(s), "answers": "these" if n == ans else "–"})
+    return pd.DataFrame(rows)
 
 # %% ../../../nbs/study/report/22d_findings.ipynb #cf0a000f
 def goal_check(runs:pd.DataFrame, # runs from `load_runs`

@@ -197,6 +197,8 @@ PHRASES |= {  # the three answers
     "ans.acc.primary": "{arm} − tied = {diff:signed} points (95% CI {ci:ci}, {n} paired seeds): {verdict}.{paper}",
     "ans.privacy": "None from tying: both arms are clipped to C exactly and spent the same ε = {prv:vals} (PRV), {rdp:vals} by RDP (the paper's accountant), at σ = {sigma:vals}.",
     "ans.privacy.none": "No private run, so nothing spent.",
+    "regimes.from": " This answer is the `{name}` regime's ({shape}), the one whose declared gates all passed.",
+    "regimes.none": " No regime answers yet, none having passed all its declared gates with its primary's seeds in: {parts}.",
 }
 
 # %% ../../../nbs/study/report/22a_phrases.ipynb #9b871429

@@ -397,6 +397,7 @@ def render_report(runs_dir:str|Path="reports/runs", # folder of the runs
                   appendix_runs:str|Path|None=None, # runs shown in the appendix (the pilot's), or None
                   appendix_preset:str|None=None, # the preset that made them: its declared selection and stop rules are judged
                   presets:str|Path|None=None, # the presets TOML whose gates and primary apply (None: nbs/study/presets.toml)
+                  regimes:dict|None=None, # {name: folder of its runs}: the regimes set beside this one, its own among them (the answers come from the one whose gates pass)
                   timeout:int=1800, # seconds a cell may run
                  ) -> dict:
     "Execute the report template over the runs and write report.html and report.md (with figures) to `out`."
@@ -408,7 +409,8 @@ def render_report(runs_dir:str|Path="reports/runs", # folder of the runs
     params = dict(runs_dir=str(Path(runs_dir).resolve()), bench=str(Path(bench).resolve()) if bench else None,
                   out=str(out), paper=str(Path(paper).resolve()) if paper else None,
                   appendix_runs=str(Path(appendix_runs).resolve()) if appendix_runs else None, appendix_preset=appendix_preset,
-                  presets=str(Path(presets).resolve()) if presets else None)
+                  presets=str(Path(presets).resolve()) if presets else None,
+                  regimes={n: str(Path(d).resolve()) for n, d in regimes.items()} if regimes else None)
 
     executed, err = out/"report.ipynb", None
     try: run_notebook(template, executed, params, timeout)
@@ -433,8 +435,10 @@ def main(argv=None):
                                                   "benchmark every preset shares; may be missing)")
     ap.add_argument("--paper", default=None, help="seed-paper.json (default: $DPTIE_ASSETS/../reference/seed-paper.json)")
     a = ap.parse_args(argv)
-    _, preset, out = preset_from_args(a)   # its gates, primary and appendix apply
+    every, preset, out = preset_from_args(a)   # its gates, primary and appendix apply
     appendix = None if a.runs else preset.get("appendix")  # a preset whose runs this report shows in an appendix (the pilot)
+    others = [] if a.runs else preset.get("regimes", [])   # the presets whose runs are the other regimes set beside this one
+    for n in others: check_preset(n, every)                # a misspelt regime is refused by name, before anything renders
     runs_dir = Path(a.runs or out/"runs")
     runs, skipped = load_runs(runs_dir)
     for s in skipped: print(f"dptie report: skipped {s['run_id'] or s['path']}: {s['reason']}", file=sys.stderr)
@@ -444,7 +448,7 @@ def main(argv=None):
               file=sys.stderr)  # the kernel finds the same file itself: the notebook's parameters name no machine path
     res = render_report(runs_dir, a.bench or Path("reports")/"bench"/"bench.json", out, a.paper,
                         appendix_runs=Path("reports")/appendix/"runs" if appendix else None, appendix_preset=appendix,
-                        presets=a.presets)
+                        presets=a.presets, regimes={a.preset: runs_dir, **{n: preset_dir(n)/"runs" for n in others}} if others else None)
     answers = answer_lines(Path(res["md"]).read_text())
     print(f"dptie report: wrote {shown_path(res['html'])} and {shown_path(res['md'])} from {len(runs)} runs ({len(res['figures'])} figures)"
           + ("; its answers:" if answers else ""))
