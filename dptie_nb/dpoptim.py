@@ -50,6 +50,51 @@ def check_rate_for(micro_batches:int) -> float:
 
 STATE_KEY = "dptie"   # the key of the privacy state in `DPOptimizer.state_dict()`, beside torch's 'state' and 'param_groups'
 
+# %% ../nbs/lib/06_dpoptim.ipynb #b2633e69
+def _settings(noise_multiplier, expected_batch_size, generator, secure, noise_key, check_rate, distributed, sampler, ledger) -> tuple:
+    "σ and q·N, and whether to sum over the ranks, once `DPOptimizer`'s settings are checked against one another and the sampler"
+    sigma = _check_number(noise_multiplier, "noise_multiplier", "σ", zero_ok=True)
+    ebs = _check_number(expected_batch_size, "expected_batch_size", "q·N, what the noisy sum is divided by")
+    if secure and (generator is not None or noise_key is not None):
+        raise ValueError("secure=True draws every noise stream from os.urandom: pass no generator and no noise_key")
+    if generator is not None and noise_key is not None: raise ValueError("pass a generator or a noise_key, not both")
+    if check_rate != "auto" and not (isinstance(check_rate, (int, float)) and not isinstance(check_rate, bool) and 0 <= check_rate <= 1):
+        raise ValueError(f"check_rate={check_rate!r}: a share of steps, in [0, 1], or 'auto' (the highest whose cost stays near {CHECK_SHARE:.0%} of a step)")
+    if distributed and not is_distributed():
+        raise ValueError("distributed=True needs a torch.distributed process group of more than one process "
+                         "(dptie_nb.distributed.init_from_env under torchrun)")
+    if ledger is not None and sampler is None:
+        raise ValueError("a ledger needs the sampler whose rate q it counts: pass sampler= too (make_private does both)")
+    if sampler is not None:
+        if not isinstance(sampler, PoissonSampler):
+            raise TypeError(f"sampler must be a PoissonSampler (what the accountant assumes), got {type(sampler).__name__}")
+        if not math.isclose(sampler.expected_batch_size, ebs, rel_tol=1e-12):
+            raise ValueError(f"expected_batch_size {ebs} is not the sampler's q·N = {sampler.expected_batch_size}")
+        if sampler.secure != bool(secure):
+            raise ValueError("a secure sampler needs secure noise and the other way round: they protect one release")
+    return sigma, ebs, is_distributed() if distributed is None else bool(distributed)
+
+# %% ../nbs/lib/06_dpoptim.ipynb #bb73ca61
+def _clipper_for(clipper_or_model, max_grad_norm, ledger, clipper_kw:dict) -> tuple:
+    "(clipper, whether `DPOptimizer` made it): the `GhostClipper` given, or a new one around the model; under a ledger, a DP mechanism only"
+    if isinstance(clipper_or_model, GhostClipper):
+        clipper, own = clipper_or_model, False
+        if max_grad_norm is not None and max_grad_norm != clipper.max_grad_norm:
+            raise ValueError(f"max_grad_norm {max_grad_norm} differs from the clipper's {clipper.max_grad_norm}")
+    else:
+        if max_grad_norm is None: raise ValueError("max_grad_norm is required when a model is given")
+        if "tied_norm" in clipper_kw: raise ValueError(f"tied_norm={clipper_kw['tied_norm']!r}: DPOptimizer clips a tied matrix by its exact norm; "
+                                                       "the study's emulations are dptie_nb.study.emulations.TiedNormEmulation(model, C, 'triangle' or 'one-use')")
+        clipper, own = GhostClipper(clipper_or_model, max_grad_norm, **clipper_kw), True
+    if ledger is not None and not clipper.private:
+        if own: clipper.detach()
+        raise ValueError(f"the clipper's tied_norm={clipper.tied_norm!r} is an emulation that releases more than C for "
+                         "an example: it is no DP mechanism, so no ledger may count an ε for it. Clip by the exact norm (pass the model "
+                         "or a GhostClipper; make_private accepts only tied_norm='exact'), or by the study's DP triangle bound "
+                         "(TiedNormEmulation(model, C, 'triangle'), dptie_nb.study.emulations), or run the emulation without a "
+                         "ledger (train() records its ε as infinite)")
+    return clipper, own
+
 # %% ../nbs/lib/06_dpoptim.ipynb #34fbe73c
 class DPOptimizer(torch.optim.Optimizer):
     "DP-SGD around `optimizer`: clipped sums held here, N(0, σ²C²) once per logical batch, divided by q·N, then `optimizer.step()`"
@@ -119,78 +164,6 @@ class DPOptimizer(torch.optim.Optimizer):
     def _params(self): return [p for g in self.optimizer.param_groups for p in g['params'] if p.requires_grad]
 
 
-# %% ../nbs/lib/06_dpoptim.ipynb #b2633e69
-def _settings(noise_multiplier, expected_batch_size, generator, secure, noise_key, check_rate, distributed, sampler, ledger) -> tuple:
-    "σ and q·N, and whether to sum over the ranks, once `DPOptimizer`'s settings are checked against one another and the sampler"
-    sigma = _check_number(noise_multiplier, "noise_multiplier", "σ", zero_ok=True)
-    ebs = _check_number(expected_batch_size, "expected_batch_size", "q·N, what the noisy sum is divided by")
-    if secure and (generator is not None or noise_key is not None):
-        raise ValueError("secure=True draws every noise stream from os.urandom: pass no generator and no noise_key")
-    if generator is not None and noise_key is not None: raise ValueError("pass a generator or a noise_key, not both")
-    if check_rate != "auto" and not (isinstance(check_rate, (int, float)) and not isinstance(check_rate, bool) and 0 <= check_rate <= 1):
-        raise ValueError(f"check_rate={check_rate!r}: a share of steps, in [0, 1], or 'auto' (the highest whose cost stays near {CHECK_SHARE:.0%} of a step)")
-    if distributed and not is_distributed():
-        raise ValueError("distributed=True needs a torch.distributed process group of more than one process "
-                         "(dptie_nb.distributed.init_from_env under torchrun)")
-    if ledger is not None and sampler is None:
-        raise ValueError("a ledger needs the sampler whose rate q it counts: pass sampler= too (make_private does both)")
-    if sampler is not None:
-        if not isinstance(sampler, PoissonSampler):
-            raise TypeError(f"sampler must be a PoissonSampler (what the accountant assumes), got {type(sampler).__name__}")
-        if not math.isclose(sampler.expected_batch_size, ebs, rel_tol=1e-12):
-            raise ValueError(f"expected_batch_size {ebs} is not the sampler's q·N = {sampler.expected_batch_size}")
-        if sampler.secure != bool(secure):
-            raise ValueError("a secure sampler needs secure noise and the other way round: they protect one release")
-    return sigma, ebs, is_distributed() if distributed is None else bool(distributed)
-
-# %% ../nbs/lib/06_dpoptim.ipynb #bb73ca61
-def _clipper_for(clipper_or_model, max_grad_norm, ledger, clipper_kw:dict) -> tuple:
-    "(clipper, whether `DPOptimizer` made it): the `GhostClipper` given, or a new one around the model; under a ledger, a DP mechanism only"
-    if isinstance(clipper_or_model, GhostClipper):
-        clipper, own = clipper_or_model, False
-        if max_grad_norm is not None and max_grad_norm != clipper.max_grad_norm:
-            raise ValueError(f"max_grad_norm {max_grad_norm} differs from the clipper's {clipper.max_grad_norm}")
-    else:
-        if max_grad_norm is None: raise ValueError("max_grad_norm is required when a model is given")
-        if "tied_norm" in clipper_kw: raise ValueError(f"tied_norm={clipper_kw['tied_norm']!r}: DPOptimizer clips a tied matrix by its exact norm; "
-                                                       "the study's emulations are dptie_nb.study.emulations.TiedNormEmulation(model, C, 'triangle' or 'one-use')")
-        clipper, own = GhostClipper(clipper_or_model, max_grad_norm, **clipper_kw), True
-    if ledger is not None and not clipper.private:
-        if own: clipper.detach()
-        raise ValueError(f"the clipper's tied_norm={clipper.tied_norm!r} is an emulation that releases more than C for "
-                         "an example: it is no DP mechanism, so no ledger may count an ε for it. Clip by the exact norm (pass the model "
-                         "or a GhostClipper; make_private accepts only tied_norm='exact'), or by the study's DP triangle bound "
-                         "(TiedNormEmulation(model, C, 'triangle'), dptie_nb.study.emulations), or run the emulation without a "
-                         "ledger (train() records its ε as infinite)")
-    return clipper, own
-
-# %% ../nbs/lib/06_dpoptim.ipynb #658ee090
-@patch
-def set_mechanism(self:DPOptimizer, noise_multiplier:float|None=None, max_grad_norm:float|None=None):
-    "Change σ between logical batches (a noise schedule fixed in advance): the ledger counts the next steps at the new σ. C is fixed"
-    if max_grad_norm is not None and max_grad_norm != self.max_grad_norm:
-        raise ValueError("C is fixed for the whole run: adaptive clipping sets C from the per-example norms, which are "
-                         "un-noised (backward returns them), so the next release's noise scale would leak them while the "
-                         "ledger reported the same ε. A private C needs a noised quantile estimate whose cost is counted "
-                         "(Andrew et al. 2021), which dptie does not offer: choose C before the run")
-    if self._examples or self._sums:
-        raise RuntimeError("set_mechanism during a logical batch: its examples were clipped already. Change the "
-                           "mechanism after step() (or zero_grad()) and before the next backward")
-    sigma = self.noise_multiplier if noise_multiplier is None else _check_number(noise_multiplier, "noise_multiplier", "σ", zero_ok=True)
-    self._mech = Mechanism(sigma, self.max_grad_norm, self.expected_batch_size, self.sample_rate)
-    if sigma not in self._sigmas: self._sigmas.append(sigma)   # the σs this run may have counted: a saved ledger is checked against them
-@patch
-def _check_mechanism(self:DPOptimizer):
-    "Fail unless what is about to run is the mechanism the ledger will count"
-    m = self._mech
-    if self.clipper.max_grad_norm != m.max_grad_norm:
-        raise RuntimeError(f"the clipper's C ({self.clipper.max_grad_norm}) is not this optimizer's ({m.max_grad_norm}): "
-                           "change C only through DPOptimizer.set_mechanism, so that noise and ledger follow")
-    s = self._sampler
-    if s is not None and (float(s.q) != m.sample_rate or not math.isclose(s.expected_batch_size, m.expected_batch_size, rel_tol=1e-12)):
-        raise RuntimeError(f"the sampler's q = {s.q}, N = {s.n} are not those this optimizer counts (q = {m.sample_rate}, "
-                           f"q·N = {m.expected_batch_size}): start a new make_private for a new sampling rate")
-
 # %% ../nbs/lib/06_dpoptim.ipynb #775f11e6
 @patch
 def _check_same_params(self:DPOptimizer, err=RuntimeError):
@@ -224,6 +197,33 @@ def detach(self:DPOptimizer):
     "Remove the hooks of a clipper this optimizer created"
     if self._own: self.clipper.detach()
 
+# %% ../nbs/lib/06_dpoptim.ipynb #658ee090
+@patch
+def set_mechanism(self:DPOptimizer, noise_multiplier:float|None=None, max_grad_norm:float|None=None):
+    "Change σ between logical batches (a noise schedule fixed in advance): the ledger counts the next steps at the new σ. C is fixed"
+    if max_grad_norm is not None and max_grad_norm != self.max_grad_norm:
+        raise ValueError("C is fixed for the whole run: adaptive clipping sets C from the per-example norms, which are "
+                         "un-noised (backward returns them), so the next release's noise scale would leak them while the "
+                         "ledger reported the same ε. A private C needs a noised quantile estimate whose cost is counted "
+                         "(Andrew et al. 2021), which dptie does not offer: choose C before the run")
+    if self._examples or self._sums:
+        raise RuntimeError("set_mechanism during a logical batch: its examples were clipped already. Change the "
+                           "mechanism after step() (or zero_grad()) and before the next backward")
+    sigma = self.noise_multiplier if noise_multiplier is None else _check_number(noise_multiplier, "noise_multiplier", "σ", zero_ok=True)
+    self._mech = Mechanism(sigma, self.max_grad_norm, self.expected_batch_size, self.sample_rate)
+    if sigma not in self._sigmas: self._sigmas.append(sigma)   # the σs this run may have counted: a saved ledger is checked against them
+@patch
+def _check_mechanism(self:DPOptimizer):
+    "Fail unless what is about to run is the mechanism the ledger will count"
+    m = self._mech
+    if self.clipper.max_grad_norm != m.max_grad_norm:
+        raise RuntimeError(f"the clipper's C ({self.clipper.max_grad_norm}) is not this optimizer's ({m.max_grad_norm}): "
+                           "change C only through DPOptimizer.set_mechanism, so that noise and ledger follow")
+    s = self._sampler
+    if s is not None and (float(s.q) != m.sample_rate or not math.isclose(s.expected_batch_size, m.expected_batch_size, rel_tol=1e-12)):
+        raise RuntimeError(f"the sampler's q = {s.q}, N = {s.n} are not those this optimizer counts (q = {m.sample_rate}, "
+                           f"q·N = {m.expected_batch_size}): start a new make_private for a new sampling rate")
+
 # %% ../nbs/lib/06_dpoptim.ipynb #b7c0a001
 @patch
 def _checkable(self:DPOptimizer, losses) -> bool:
@@ -252,6 +252,40 @@ def _need_recompute(self:DPOptimizer, losses, recompute):
                      "own (e.g. lambda pos: loss_fn(model, batch[pos])), so that a loss which depends on the rest of the "
                      "batch is caught; or DPOptimizer(..., check_first_step=False) if you have checked the model and the "
                      "loss yourself. make_private(..., loss_fn=...) does all of this for you")
+
+# %% ../nbs/lib/06_dpoptim.ipynb #e61a7e4b
+@patch
+def _declare(self:DPOptimizer, indices, losses) -> set:
+    "The ids a backward declares, checked: one per loss, none twice in this logical batch (nor outside its Poisson draw)"
+    if indices is None:
+        if self._sampler is None and not self._warned_ids:
+            self._warned_ids = True
+            warnings.warn("DPOptimizer without a sampler and without backward(..., indices=): it cannot tell whether an "
+                          "example is backpropagated twice in one step (its gradient would count 2C). Pass each "
+                          "micro-batch's example ids as indices=, or use make_private", stacklevel=3)
+        return set()
+    ids = [int(i) for i in np.asarray(indices).reshape(-1)]
+    if len(ids) != len(losses): raise ValueError(f"indices has {len(ids)} ids for {len(losses)} losses: one id per example")
+    twice = sorted((set(ids) & self._ids) | {i for i in ids if ids.count(i) > 1})
+    if twice:
+        self.clipper.clear()
+        raise RuntimeError(f"example(s) {twice[:5]} were backpropagated already in this logical batch: one backward per example "
+                           "per step (a second would add its clipped gradient twice, 2C). This micro-batch was not clipped or added")
+    if self._sampler is not None and self._sampler.last_batch is not None and not set(ids) <= set(self._sampler.last_batch.tolist()):
+        self.clipper.clear()
+        raise RuntimeError("indices holds examples outside the step's Poisson batch: train on sampler.batch(step) only")
+    return set(ids)
+
+# %% ../nbs/lib/06_dpoptim.ipynb #ffd5fb85
+@patch
+def _check_locality(self:DPOptimizer, losses:Tensor, recompute, first:bool):
+    "Fail unless each checked example's loss, computed alone, is its loss in the whole micro-batch (`check_locality`); count the check"
+    B = len(losses)
+    rtol = _locality_rtol(self.clipper._amp or self.clipper.last_autocast or losses.dtype)   # under autocast, a smaller batch may round the bf16 activations differently
+    solo = np.arange(min(B, VERIFY_EXAMPLES)) if first else np.sort(self._check_gen.choice(B, min(B, LATER_SINGLES), replace=False))
+    check_locality(self.clipper.model, recompute, B, solo, rtol, first)
+    self.locality_checks += 1; self._due = False
+    if first: self.first_step_check = dict(examples=int(self.clipper.last_verified), rtol=self.clipper.verify_tolerance)
 
 # %% ../nbs/lib/06_dpoptim.ipynb #5dd0c097
 @patch
@@ -293,40 +327,6 @@ def backward(self:DPOptimizer,
     self._ids |= ids
     self._examples += len(losses); self._mb += 1
     return norms
-
-# %% ../nbs/lib/06_dpoptim.ipynb #e61a7e4b
-@patch
-def _declare(self:DPOptimizer, indices, losses) -> set:
-    "The ids a backward declares, checked: one per loss, none twice in this logical batch (nor outside its Poisson draw)"
-    if indices is None:
-        if self._sampler is None and not self._warned_ids:
-            self._warned_ids = True
-            warnings.warn("DPOptimizer without a sampler and without backward(..., indices=): it cannot tell whether an "
-                          "example is backpropagated twice in one step (its gradient would count 2C). Pass each "
-                          "micro-batch's example ids as indices=, or use make_private", stacklevel=3)
-        return set()
-    ids = [int(i) for i in np.asarray(indices).reshape(-1)]
-    if len(ids) != len(losses): raise ValueError(f"indices has {len(ids)} ids for {len(losses)} losses: one id per example")
-    twice = sorted((set(ids) & self._ids) | {i for i in ids if ids.count(i) > 1})
-    if twice:
-        self.clipper.clear()
-        raise RuntimeError(f"example(s) {twice[:5]} were backpropagated already in this logical batch: one backward per example "
-                           "per step (a second would add its clipped gradient twice, 2C). This micro-batch was not clipped or added")
-    if self._sampler is not None and self._sampler.last_batch is not None and not set(ids) <= set(self._sampler.last_batch.tolist()):
-        self.clipper.clear()
-        raise RuntimeError("indices holds examples outside the step's Poisson batch: train on sampler.batch(step) only")
-    return set(ids)
-
-# %% ../nbs/lib/06_dpoptim.ipynb #ffd5fb85
-@patch
-def _check_locality(self:DPOptimizer, losses:Tensor, recompute, first:bool):
-    "Fail unless each checked example's loss, computed alone, is its loss in the whole micro-batch (`check_locality`); count the check"
-    B = len(losses)
-    rtol = _locality_rtol(self.clipper._amp or self.clipper.last_autocast or losses.dtype)   # under autocast, a smaller batch may round the bf16 activations differently
-    solo = np.arange(min(B, VERIFY_EXAMPLES)) if first else np.sort(self._check_gen.choice(B, min(B, LATER_SINGLES), replace=False))
-    check_locality(self.clipper.model, recompute, B, solo, rtol, first)
-    self.locality_checks += 1; self._due = False
-    if first: self.first_step_check = dict(examples=int(self.clipper.last_verified), rtol=self.clipper.verify_tolerance)
 
 # %% ../nbs/lib/06_dpoptim.ipynb #711da358
 NOISE_CHUNK = 1 << 22  # elements per noise stream: fixed, so the noise does not depend on the number of threads

@@ -187,7 +187,6 @@ def pending_digest(self:GhostClipper) -> str|None:
     "`last_batch_digest` of the forward(s) now awaiting backward (`_inputs_digest`): lets a caller refuse a repeated micro-batch before clipping it"
     return _inputs_digest(self._bin)
 
-# %% ../nbs/lib/04_ghost.ipynb #a7c0post1
 @patch
 def _bn_guard(self:GhostClipper, name, mod, args):
     "Forward pre-hook of a batch norm: refuse train mode, whose batch statistics mix the examples"
@@ -222,7 +221,6 @@ def _record_fallback(self:GhostClipper, mod, name, args, kwargs, leaves, idx, st
                              args=args, kwargs=kwargs, out_idx=idx, outs=[o.detach() for o in outs],
                              out_ref=[(weakref.ref(o), o._version) for o in outs]))
 
-# %% ../nbs/lib/04_ghost.ipynb #7a8b48a3
 @patch
 def _post(self:GhostClipper, mod, args, kwargs, out):
     "Forward hook of a hooked module: record the call (its input and output edge), expanding a broadcast lookup to the batch"
@@ -367,6 +365,69 @@ def _check_losses(self:GhostClipper, losses, into):
     self._check_trainable(); self._check_param_hooks(); self._check_foreign_grads()
     if into is not None: self._check_into(into)
 
+# %% ../nbs/lib/04_ghost.ipynb #0f7d91f5
+@patch
+def _add_sums(self:GhostClipper, sums:dict, into):
+    "Add the clipped sums where they go: into `into` (the caller's accumulator, at least float32), else into `p.grad` (cast once)"
+    for p in self.params:
+        s = sums.get(id(p))
+        if s is None: continue
+        if into is not None:                       # the DP optimizer's accumulator (float32 or float64): p.grad is not touched
+            if id(p) in into: into[id(p)].add_(s)
+            else: into[id(p)] = s.contiguous()
+            continue
+        s = s.to(p.dtype)
+        if p.grad is None: p.grad = s.contiguous()
+        else: p.grad.add_(s)
+        self._marks[id(p)] = (p.grad, p.grad._version)
+
+@patch
+def _check_into(self:GhostClipper, into:dict):
+    "Fail before any work if an `into` entry of a trainable parameter is not a tensor of its shape and device in its sum dtype or float64"
+    for p in self.params:
+        a = into.get(id(p))
+        if a is None: continue
+        ok = (torch.float64, sum_dtype(p.dtype, self.exact_sums))
+        if not isinstance(a, Tensor) or a.dtype not in ok or a.shape != p.shape or a.device != p.device:
+            got = f"{a.dtype}, {tuple(a.shape)}, {a.device}" if isinstance(a, Tensor) else type(a).__name__
+            raise ValueError(f"into[id(p)] of '{self.pnames[id(p)]}' must be a tensor of shape {tuple(p.shape)} in {ok[1]} or float64 on "
+                             f"{p.device}, got {got}: let backward create it (leave the key out)")
+
+
+# %% ../nbs/lib/04_ghost.ipynb #7d42a4ad
+@patch
+def _bound(self:GhostClipper, rel_sq, norms, tied):
+    "U_i, what the clip factor C/max(U_i, C) divides by: `release_bound` of the parameters' bounds (`tied`: the tied matrices' parts, for a subclass)"
+    return release_bound(rel_sq, norms)
+
+@patch
+def _finish(self:GhostClipper, losses, into, nv, stats, total, payload, psq, decisions, exact_n, rel_sq, tied=()):
+    "Clip factors with their rounding margins, clipped sums, optional verification, then the sums added where they go"
+    B = len(total)
+    self.last_autocast = self._amp        # the forward's autocast dtype (None: none): `verify` compares with autograd at its precision
+    norms = total.sqrt()
+    if not torch.isfinite(norms).all():
+        bad = int((~torch.isfinite(norms)).sum())           # a count: which examples is private
+        low = losses.dtype in (torch.float16, torch.bfloat16)
+        raise FloatingPointError(f"non-finite per-example gradient norm for {bad} of {B} example(s): the loss or the model produced "
+                                 "inf/nan; check the inputs and the loss, lower the learning rate"
+                                 + (", or train in float32 (half precision overflows easily)" if low else ""))
+    if (total < 0).any(): raise RuntimeError("internal error: a squared norm came out negative; please report it")
+    C = self.max_grad_norm
+    # c_i = min(1, C / (‖g_i‖ (1 + m_i))): U_i = ‖g_i‖ (1 + m_i) bounds the norm of what is released for example i
+    U = self._bound(rel_sq, norms, tied)
+    clip = C / U.clamp_min(C)
+    margins = torch.where(norms > 0, U / norms.clamp_min(torch.finfo(norms.dtype).tiny) - 1, torch.zeros_like(U))
+    with torch.profiler.record_function("dptie::clipped_sums"): sums = _clipped_sums(payload, clip, self.exact_sums)
+    self._set_last(norms, clip, psq, decisions, {**stats, 'total': total}, exact_n, margins)
+    with torch.profiler.record_function("dptie::digest"): digest = self.pending_digest()
+    if nv:
+        _verify(self, losses, norms, sums, nv)
+        self.last_verified = nv
+    self.last_batch_digest = digest
+    self._add_sums(sums, into)
+    return norms
+
 # %% ../nbs/lib/04_ghost.ipynb #d4000012
 @patch
 def _backward(self:GhostClipper, losses, into=None):
@@ -404,68 +465,6 @@ def _backward(self:GhostClipper, losses, into=None):
         stats, total, payload, psq, decisions, exact_n, rel_sq, tied = self._norms(by, B, acc, dev, into is not None)
         del by
         return self._finish(losses, into, nv, stats, total, payload, psq, decisions, exact_n, rel_sq, tied)
-
-# %% ../nbs/lib/04_ghost.ipynb #7d42a4ad
-@patch
-def _bound(self:GhostClipper, rel_sq, norms, tied):
-    "U_i, what the clip factor C/max(U_i, C) divides by: `release_bound` of the parameters' bounds (`tied`: the tied matrices' parts, for a subclass)"
-    return release_bound(rel_sq, norms)
-
-@patch
-def _finish(self:GhostClipper, losses, into, nv, stats, total, payload, psq, decisions, exact_n, rel_sq, tied=()):
-    "Clip factors with their rounding margins, clipped sums, optional verification, then the sums added where they go"
-    B = len(total)
-    self.last_autocast = self._amp        # the forward's autocast dtype (None: none): `verify` compares with autograd at its precision
-    norms = total.sqrt()
-    if not torch.isfinite(norms).all():
-        bad = int((~torch.isfinite(norms)).sum())           # a count: which examples is private
-        low = losses.dtype in (torch.float16, torch.bfloat16)
-        raise FloatingPointError(f"non-finite per-example gradient norm for {bad} of {B} example(s): the loss or the model produced "
-                                 "inf/nan; check the inputs and the loss, lower the learning rate"
-                                 + (", or train in float32 (half precision overflows easily)" if low else ""))
-    if (total < 0).any(): raise RuntimeError("internal error: a squared norm came out negative; please report it")
-    C = self.max_grad_norm
-    # c_i = min(1, C / (‖g_i‖ (1 + m_i))): U_i = ‖g_i‖ (1 + m_i) bounds the norm of what is released for example i
-    U = self._bound(rel_sq, norms, tied)
-    clip = C / U.clamp_min(C)
-    margins = torch.where(norms > 0, U / norms.clamp_min(torch.finfo(norms.dtype).tiny) - 1, torch.zeros_like(U))
-    with torch.profiler.record_function("dptie::clipped_sums"): sums = _clipped_sums(payload, clip, self.exact_sums)
-    self._set_last(norms, clip, psq, decisions, {**stats, 'total': total}, exact_n, margins)
-    with torch.profiler.record_function("dptie::digest"): digest = self.pending_digest()
-    if nv:
-        _verify(self, losses, norms, sums, nv)
-        self.last_verified = nv
-    self.last_batch_digest = digest
-    self._add_sums(sums, into)
-    return norms
-
-# %% ../nbs/lib/04_ghost.ipynb #0f7d91f5
-@patch
-def _add_sums(self:GhostClipper, sums:dict, into):
-    "Add the clipped sums where they go: into `into` (the caller's accumulator, at least float32), else into `p.grad` (cast once)"
-    for p in self.params:
-        s = sums.get(id(p))
-        if s is None: continue
-        if into is not None:                       # the DP optimizer's accumulator (float32 or float64): p.grad is not touched
-            if id(p) in into: into[id(p)].add_(s)
-            else: into[id(p)] = s.contiguous()
-            continue
-        s = s.to(p.dtype)
-        if p.grad is None: p.grad = s.contiguous()
-        else: p.grad.add_(s)
-        self._marks[id(p)] = (p.grad, p.grad._version)
-
-@patch
-def _check_into(self:GhostClipper, into:dict):
-    "Fail before any work if an `into` entry of a trainable parameter is not a tensor of its shape and device in its sum dtype or float64"
-    for p in self.params:
-        a = into.get(id(p))
-        if a is None: continue
-        ok = (torch.float64, sum_dtype(p.dtype, self.exact_sums))
-        if not isinstance(a, Tensor) or a.dtype not in ok or a.shape != p.shape or a.device != p.device:
-            got = f"{a.dtype}, {tuple(a.shape)}, {a.device}" if isinstance(a, Tensor) else type(a).__name__
-            raise ValueError(f"into[id(p)] of '{self.pnames[id(p)]}' must be a tensor of shape {tuple(p.shape)} in {ok[1]} or float64 on "
-                             f"{p.device}, got {got}: let backward create it (leave the key out)")
 
 @patch
 def backward(self:GhostClipper, losses:Tensor, # [B] one loss per example, from the forward(s) since the last backward
