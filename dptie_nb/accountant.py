@@ -8,7 +8,6 @@ import math, numbers
 from functools import lru_cache
 import numpy as np
 from scipy.fft import next_fast_len
-from fastcore.basics import patch
 
 from opacus.accountants import PRVAccountant
 from opacus.accountants.analysis import rdp as privacy_analysis
@@ -137,11 +136,10 @@ def epsilon(noise_multiplier:float, # σ: noise std over the clipping norm, > 0
     if steps == 0: return 0.0
     return _eps_segments(((sigma, q, steps),), delta, method)
 
-# %% ../nbs/lib/02_accountant.ipynb #8a153a80
+# %% ../nbs/lib/02_accountant.ipynb #158d2eda
 SIGMA_MIN, SIGMA_MAX = 0.1, 100.0 # calibration range for σ
 CALIBRATION_RTOL = 0.005          # stop when ε(σ) is within 0.5% below the target
 
-# %% ../nbs/lib/02_accountant.ipynb #158d2eda
 def _calibrate(f, target, sigma0, describe, factor=2.0):
     "Smallest σ (to CALIBRATION_RTOL in ε) with f(σ) <= target, by bracketing and bisection"
     s, e, step = sigma0, f(sigma0), factor                 # the step grows (factor, factor², factor⁴, ...)
@@ -215,6 +213,28 @@ class PrivacyLedger:
     "Ordered record of the (σ, q, steps) segments of a DP-SGD run, and their ε by RDP and PRV"
     def __init__(self): self.segments = []   # [[σ, q, steps], ...], consecutive duplicates merged
 
+    def step(self, noise_multiplier:float, # σ of these steps, >= 0 (0: non-private)
+             sample_rate:float, # q of these steps, in (0, 1]
+             n:int=1, # how many steps
+            ) -> PrivacyLedger:
+        "Record `n` steps with noise σ and sample rate q"
+        sigma, q = _check_sigma(noise_multiplier, allow_zero=True), _check_q(sample_rate)
+        n = _check_steps(n, "n")
+        if n == 0: return self
+        if self.segments and self.segments[-1][:2] == [sigma, q]: self.segments[-1][2] += n
+        else: self.segments.append([sigma, q, n])
+        return self
+
+    @property
+    def steps(self) -> int:
+        "Total number of steps recorded"
+        return sum(s[2] for s in self.segments)
+
+    @property
+    def private(self) -> bool:
+        "Whether every recorded step added noise (σ > 0)"
+        return all(s[0] > 0 for s in self.segments)
+
     def epsilon(self, delta:float, # δ, in (0, 1)
                 method:str, # "rdp" or "prv" (no default: say which)
                ) -> float:
@@ -248,26 +268,3 @@ class PrivacyLedger:
     def __eq__(self, other): return isinstance(other, PrivacyLedger) and self.segments == other.segments
     def __repr__(self): return f"PrivacyLedger(steps={self.steps}, segments={self.segments})"
 
-# %% ../nbs/lib/02_accountant.ipynb #8585c864
-@patch
-def step(self:PrivacyLedger, noise_multiplier:float, # σ of these steps, >= 0 (0: non-private)
-         sample_rate:float, # q of these steps, in (0, 1]
-         n:int=1, # how many steps
-        ) -> PrivacyLedger:
-    "Record `n` steps with noise σ and sample rate q"
-    sigma, q = _check_sigma(noise_multiplier, allow_zero=True), _check_q(sample_rate)
-    n = _check_steps(n, "n")
-    if n == 0: return self
-    if self.segments and self.segments[-1][:2] == [sigma, q]: self.segments[-1][2] += n
-    else: self.segments.append([sigma, q, n])
-    return self
-
-@patch(as_prop=True)
-def steps(self:PrivacyLedger) -> int:
-    "Total number of steps recorded"
-    return sum(s[2] for s in self.segments)
-
-@patch(as_prop=True)
-def private(self:PrivacyLedger) -> bool:
-    "Whether every recorded step added noise (σ > 0)"
-    return all(s[0] > 0 for s in self.segments)

@@ -15,12 +15,11 @@ from .distributed import all_gather_objects
 # %% auto #0
 __all__ = ['PoissonSampler', 'poisson_plan']
 
-# %% ../nbs/lib/01_sampling.ipynb #9cd6448c
+# %% ../nbs/lib/01_sampling.ipynb #b54c3ed1
 class _Draws:
     "What a sampler has handed out: the next step it may draw, how many batches, the last one (mutable, inside a frozen sampler)"
     def __init__(self): self.next, self.count, self.last, self.restored = 0, 0, None, False
 
-# %% ../nbs/lib/01_sampling.ipynb #b54c3ed1
 @dataclass(frozen=True)
 class PoissonSampler:
     "Poisson-subsampled batches: each of `n` examples joins step k's batch with probability `q`, seeded by (seed, k) or secure; every step drawn once."
