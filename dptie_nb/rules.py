@@ -42,7 +42,6 @@ def register_rule(*types, broadcast=False, check=None):
         return fn
     return deco
 
-# %% ../nbs/lib/08a_rules.ipynb #19fc3899
 def _trains(p): return p is not None and p.requires_grad
 def _rows(t, B, *shape): return t.reshape(B, -1, *shape)  # [B, T, *shape]: every middle dim folded into T
 

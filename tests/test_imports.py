@@ -227,6 +227,20 @@ def test_chapters_in_reading_order():
     lib = sorted(ch[m] for m in LIBRARY); study = sorted(ch[m] for m in ch if m not in LIBRARY)
     assert lib[-1] < "10" <= study[0], f"the library's chapters must be numbered 00-09 and the study's from 10: {lib[-1]}, {study[0]}"
 
+def test_every_library_cell_has_its_example():
+    "As in fastcore: in the library's chapters (nbs/lib/) each exported cell is followed by a code cell that is not exported, its example or test"
+    import json
+    bare = []
+    for nb in sorted((ROOT/"nbs"/"lib").glob("*.ipynb")):
+        cells = json.loads(nb.read_text())["cells"]
+        code = lambda c: c["cell_type"] == "code"
+        exported = lambda c: code(c) and "".join(c["source"]).lstrip().startswith("#| export")
+        for i, c in enumerate(cells):
+            if exported(c) and (i + 1 == len(cells) or not code(cells[i + 1]) or exported(cells[i + 1])):
+                first = next((l for l in c["source"][1:] if l.strip() and not l.startswith(("@", "#"))), "").strip()
+                bare.append(f"{nb.name} cell {i}: {first[:60]}")
+    assert not bare, "exported cells with no example or test right under them: " + "; ".join(bare)
+
 def test_the_front_door_is_the_library():
     "The package's front door holds the DP library's names only: the study's stay in their modules"
     import dptie_nb
