@@ -13,7 +13,7 @@ LAYERS = [
     {"definitions": ["config", "definitions"]},
     {"engine": ["rules", "batch", "bounds", "verify", "ghost", "emulations", "data", "model", "locality", "dpoptim", "private",
                 "engine", "corpus", "lm", "provenance", "evaluation", "mechanism"]},
-    {"jobs": ["warm", "train", "launch", "templates", "pretrain_config", "pretrain", "probe", "bench_grid", "bench_child", "bench_study", "bench", "sweep"], "report": ["results", "stats", "gates", "sources", "figures", "phrases", "costs", "findings", "walk", "selection", "report"]},
+    {"jobs": ["warm", "train", "launch", "templates", "pretrain_config", "pretrain", "probe", "bench_grid", "bench_child", "bench_study", "bench", "sweep"], "report": ["results", "stats", "design", "sources", "figures", "phrases", "costs", "findings", "walk", "selection", "report"]},
     {"face": ["cli"]},
 ]
 
@@ -124,7 +124,7 @@ def test_arrows_run_down_the_layers():
     assert not bad, "imports against the layers of tests/test_imports.py: " + "; ".join(sorted(bad))
 
 def test_report_wing_reads_only():
-    "The report wing (results, stats, gates, sources, figures, phrases, costs, findings, report) imports neither the benchmark's code nor the sweep's"
+    "The report wing (results, stats, design, sources, figures, phrases, costs, findings, report) imports neither the benchmark's code nor the sweep's"
     for m in LAYERS[3]["report"]:
         assert not graph()[m] & set(LAYERS[3]["jobs"]), (m, graph()[m])
 

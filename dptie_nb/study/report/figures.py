@@ -15,8 +15,8 @@ from matplotlib.figure import Figure
 from ..config import stored_config
 from ..definitions import MODE_LABELS, MODE_ORDER
 from .results import eps_order, eps_text, is_dp, run_epsilon, part_index, part_keys, part_label, task_key, chance_of, unclaimed
-from .stats import paired_diffs, MIN_INTERVAL_N, summarise, with_variants, comparisons
-from .gates import evaluate_gates, failed_gates, unrun_gates
+from .stats import paired_diffs, MIN_INTERVAL_N, summarise, with_variants
+from .design import comparisons, evaluate_gates, failed_gates, unrun_gates
 from .sources import bench_groups, evals_frame, history_frame, mode_order, norms_table, paper_gap_tests, paper_gaps, parts_frame
 
 # %% auto #0

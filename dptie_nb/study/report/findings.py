@@ -12,8 +12,9 @@ import pandas as pd
 from scipy import stats
 
 from .results import arms_coincide, discordant, load_runs, is_dp, eps_ranks, eps_order, eps_text, get_key, part_index, unclaimed
-from .stats import MIN_INTERVAL_N, DIFF_COLUMNS, comparisons, paired_diffs, summarise, PRIMARY_EXTRA, CONTROL_EXTRA, with_variants
-from .gates import evaluate_gates, failed_gates, gates_text, unrun_gates, headroom, preset_of, presets_or_default, AT_CHANCE
+from .stats import MIN_INTERVAL_N, DIFF_COLUMNS, paired_diffs, summarise, with_variants
+from .design import (PRIMARY_EXTRA, CONTROL_EXTRA, comparisons, evaluate_gates, failed_gates, gates_text, unrun_gates,
+                                         headroom, preset_of, presets_or_default, AT_CHANCE)
 from .sources import BENCH_COLUMNS, BY_HAND, accountant_table, norms_table, paper_gap_tests
 from ..assets import GLUE_TRAIN_ROWS, project_root
 from ..config import CLIP_ONLY, eps_label

@@ -25,8 +25,8 @@ from .figures import fig_png
 from .findings import gap_differences
 from .phrases import Table, acc_text, ci_text, comparison_verdict, num, p_text, pct, signed, values_text, verdict
 from .results import POINTS, eps_rank, eps_ranks, eps_label, part_keys, part_label, task_key, load_runs
-from .stats import DIFF_COLUMNS, comparisons, paired_diffs, summarise, with_variants
-from .gates import NOT_RUN, evaluate_gates, failed_gates, gates_text, unrun_gates
+from .stats import DIFF_COLUMNS, paired_diffs, summarise, with_variants
+from .design import NOT_RUN, comparisons, evaluate_gates, failed_gates, gates_text, unrun_gates
 from .sources import BASELINE_MODE, norms_table, paper_gaps, paper_gap_tests, find_paper
 
 # %% auto #0

@@ -12,7 +12,7 @@ import pandas as pd
 
 from ..definitions import check_preset
 from .results import arms_coincide, discordant, get_key, load_runs
-from .gates import _gate_settings, select_runs
+from .design import _gate_settings, select_runs
 from .phrases import md_table, num, signed
 
 # %% auto #0
