@@ -271,9 +271,10 @@ def plot_primary(runs:pd.DataFrame, # runs from `load_runs`
                  paper:dict|None=None, # from `load_paper`: its gaps at the primary's task and ε are reference marks
                  presets:dict|None=None, # the presets whose primary and gates apply (default: presets.toml)
                  save:str|Path|None=None, # also write a PNG here
+                 C:pd.DataFrame|None=None, # the runs' `comparisons`, when the caller has them
                 ) -> Figure|None:
     "The headline: the primary's per-seed paired differences with their mean and 95% interval, the paper's gaps at the same task and ε, the equivalence margin as a band, the gates' state in the title"
-    C = comparisons(runs, presets=presets) if len(runs) else pd.DataFrame()
+    C = (comparisons(runs, presets=presets) if len(runs) else pd.DataFrame()) if C is None else C
     p = C[C.primary] if len(C) else C
     if not len(p): return None
     d, margin = p.iloc[0], float(C.attrs["margin"])
@@ -302,9 +303,10 @@ def plot_primary(runs:pd.DataFrame, # runs from `load_runs`
 # %% ../../../nbs/study/report/22_figures.ipynb #202fb5bf
 def dp_arms(runs:pd.DataFrame, # runs from `load_runs`
             presets:dict|None=None, # the presets whose primary applies (default: presets.toml)
+            C:pd.DataFrame|None=None, # the runs' `comparisons`, when the caller has them
            ) -> pd.DataFrame:
     "The primary's two arms at every DP ε (its settings but ε and σ): what accuracy against ε shows, without controls, emulations or other variants"
-    C = comparisons(runs, presets=presets) if len(runs) else pd.DataFrame()
+    C = (comparisons(runs, presets=presets) if len(runs) else pd.DataFrame()) if C is None else C
     p = C[C.primary] if len(C) else C
     if not len(p): return runs.iloc[:0]
     key = lambda s: {k: v for k, v in json.loads(s).items() if k not in ("epsilon", "sigma", "delta")}

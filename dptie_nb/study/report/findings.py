@@ -49,12 +49,12 @@ def primary_summary(runs:pd.DataFrame, presets:dict|None=None, C:pd.DataFrame|No
                           n=d.n, verdict=comparison_verdict(d, C.attrs["margin"], short=True)))
     return " ".join(out)
 
-def pairs_summary(runs:pd.DataFrame, metric:str="acc") -> str:
+def pairs_summary(runs:pd.DataFrame, metric:str="acc", C:pd.DataFrame|None=None) -> str:
     "How many paired comparisons of `metric` there are and what they show: for accuracy, besides the primary, by Holm-corrected verdict; for a loss, which intervals exclude 0."
     D, (name, _, _, hb) = _pairs(runs, metric), METRICS[metric]
     if not len(D): return say("pairs.none", metric=name.split(" (")[0].lower())
     if metric == "acc":
-        C = comparisons(runs)
+        C = comparisons(runs) if C is None else C
         kinds = [(verdict_kind(d, C.attrs["margin"]), d) for _, d in C[~C.primary].iterrows()]
         u = sum(kd[0] == "uninformative" for kd, _ in kinds)   # of any number of seeds
         cc = sum(kd[0] == "code_check" for kd, _ in kinds)     # identical predictions: counted apart, never as equivalence
@@ -149,7 +149,7 @@ def privacy_brief(runs:pd.DataFrame) -> str:
                rdp=[round(x, 2) for x in A["ε (RDP)"]]) + more
 
 # %% ../../../nbs/study/report/22d_findings.ipynb #f8f8b170
-def caveat_rows(runs:pd.DataFrame, skipped:list|None=None) -> list[tuple[str, dict]]:
+def caveat_rows(runs:pd.DataFrame, skipped:list|None=None, C:pd.DataFrame|None=None) -> list[tuple[str, dict]]:
     "Where the evidence is weak: (phrase, facts) rows computed from the runs."
     S, rows = summarise(runs), []
     k = max(2, int(S.n.min()))
@@ -171,7 +171,7 @@ def caveat_rows(runs:pd.DataFrame, skipped:list|None=None) -> list[tuple[str, di
         ndp = near.eps_label.map(is_dp).astype(bool).sum()
 
         rows.append(("cav.chance", dict(k=len(near), n=len(S), kdp=ndp, ndp=dp.sum(), knp=len(near) - ndp, nnp=(~dp).sum())))
-    C = comparisons(runs)
+    C = comparisons(runs) if C is None else C
     if C.uninformative.any(): rows.append(("cav.uninformative", dict(k=int(C.uninformative.sum()), n=len(C))))
     m = C.mde[~C.uninformative & (C.mde > 0) & (C.n >= MIN_INTERVAL_N)]   # two seeds' SD is no estimate to plan by
     if len(m): rows.append(("cav.mde", dict(mde=list(m))))
@@ -179,28 +179,30 @@ def caveat_rows(runs:pd.DataFrame, skipped:list|None=None) -> list[tuple[str, di
     if "cuda" not in set(runs.device.dropna()): rows.append(("cav.cpu", {}))
     return rows
 
-def caveats(runs:pd.DataFrame, skipped:list|None=None) -> str:
+def caveats(runs:pd.DataFrame, skipped:list|None=None, C:pd.DataFrame|None=None) -> str:
     "Where the evidence is weak, as Markdown bullets (nothing without runs)."
     if not len(runs): return ""
-    return bullets([say(k, **f) for k, f in caveat_rows(runs, skipped)] or [say("cav.none")])
+    return bullets([say(k, **f) for k, f in caveat_rows(runs, skipped, C)] or [say("cav.none")])
 
 
 # %% ../../../nbs/study/report/22d_findings.ipynb #d6425c28
-QUESTIONS = (  # (question, its answer in brief from (runs, bench, paper, skipped), whether it needs runs, where the table is)
-    ("Does untied beat tied under DP-SGD?", lambda r, b, p, s: pairs_summary(r), True, "(a)"),  # the primary: `conclusion`
-    ("Does it in dev loss?", lambda r, b, p, s: pairs_summary(r, "dev_loss"), True, "(a)"),
-    ("Did the runs learn anything below accuracy?", lambda r, b, p, s: learning_brief(r), True, "(a)"),
-    ("Does untying still buy memory once tied models can be ghost-clipped exactly?", lambda r, b, p, s: memory_summary(b), False, "(c)"),
-    ("Does the gap move with the noise walk?", lambda r, b, p, s: walk_summary(r) or WALK_PHRASES["none"], True, "(a)"),
-    ("How big is the tied cross term?", lambda r, b, p, s: norms_brief(r), True, "(d)"),
-    ("What ε did the runs spend?", lambda r, b, p, s: privacy_brief(r), True, "(e)"))  # where the evidence is weak: `caveats`, the Limitations
+QUESTIONS = (  # (question, its answer in brief from (runs, bench, paper, skipped, comparisons), whether it needs runs, where the table is)
+    ("Does untied beat tied under DP-SGD?", lambda r, b, p, s, C: pairs_summary(r, C=C), True, "(a)"),  # the primary: `conclusion`
+    ("Does it in dev loss?", lambda r, b, p, s, C: pairs_summary(r, "dev_loss"), True, "(a)"),
+    ("Did the runs learn anything below accuracy?", lambda r, b, p, s, C: learning_brief(r), True, "(a)"),
+    ("Does untying still buy memory once tied models can be ghost-clipped exactly?", lambda r, b, p, s, C: memory_summary(b), False, "(c)"),
+    ("Does the gap move with the noise walk?", lambda r, b, p, s, C: walk_summary(r) or WALK_PHRASES["none"], True, "(a)"),
+    ("How big is the tied cross term?", lambda r, b, p, s, C: norms_brief(r), True, "(d)"),
+    ("What ε did the runs spend?", lambda r, b, p, s, C: privacy_brief(r), True, "(e)"))  # where the evidence is weak: `caveats`, the Limitations
 
 
 
-def conclusions(runs:pd.DataFrame, bench:pd.DataFrame|None=None, paper:dict|None=None, skipped:list|None=None) -> str:
+def conclusions(runs:pd.DataFrame, bench:pd.DataFrame|None=None, paper:dict|None=None, skipped:list|None=None,
+                C:pd.DataFrame|None=None, # the runs' `comparisons`, when the caller has them
+               ) -> str:
     "The report's answers in brief as a Markdown table, one row per question, with the section whose table holds the numbers."
     bench = bench if bench is not None else pd.DataFrame(columns=BENCH_COLUMNS)
-    rows = [(q, f(runs, bench, paper, skipped), where) for q, f, needs, where in QUESTIONS if len(runs) or not needs]
+    rows = [(q, f(runs, bench, paper, skipped, C), where) for q, f, needs, where in QUESTIONS if len(runs) or not needs]
     cell = lambda t: " ".join(t.split()).replace("|", "\\|")
     return ("" if len(runs) else say("no_runs") + "\n\n") + "| question | answer | table |\n|---|---|---|\n" + "\n".join(
         f"| {q} | {cell(a)} | {w} |" for q, a, w in rows)
@@ -352,10 +354,10 @@ def mechanism_summary(C:pd.DataFrame) -> str:
     return say("mechanism", parts="; ".join(parts)) if parts else ""
 
 # %% ../../../nbs/study/report/22d_findings.ipynb #96d87f06
-def conclusion(runs:pd.DataFrame, bench:pd.DataFrame|None=None, paper:dict|None=None, presets:dict|None=None) -> str:
+def conclusion(runs:pd.DataFrame, bench:pd.DataFrame|None=None, paper:dict|None=None, presets:dict|None=None, C:pd.DataFrame|None=None) -> str:
     "The report's answer in paragraphs, each sentence read off a table: whether the gates let the comparison inform at all; the primary comparison, the negative control and what each arm reached; the other arms at the primary's setting; the paper's gaps as a different regime; the cost of exact tied clipping like for like, and the cross term"
     if not len(runs): return ""  # the overview says so, and the answers by question
-    G, C = evaluate_gates(runs, presets), comparisons(runs, presets=presets)
+    G, C = evaluate_gates(runs, presets), comparisons(runs, presets=presets) if C is None else C
     found, bad, p = [], failed_gates(G), C[C.primary]
     found.append(primary_summary(runs, presets, C) if len(p) else "No primary comparison was declared for these runs (a preset's `primary`)."
                  if C.attrs.get("primary") is None else f"The declared primary comparison could not be made: {C.attrs.get('note') or 'no tied/untied pair'}.")
@@ -376,11 +378,13 @@ CONCLUSION_WORDS = 120  # the report's conclusion at most: whether to trust it, 
 
 CONTINUED = "The controls, the mechanism arms, the paper as a different regime and the cost: the conclusion, continued, in the appendix."
 
-def conclusion_split(runs:pd.DataFrame, bench:pd.DataFrame|None=None, paper:dict|None=None, presets:dict|None=None) -> tuple[str, str]:
+def conclusion_split(runs:pd.DataFrame, bench:pd.DataFrame|None=None, paper:dict|None=None, presets:dict|None=None,
+                     C:pd.DataFrame|None=None) -> tuple[str, str]:
     "`conclusion` made once and split: (the main body's, at most `CONCLUSION_WORDS` words: the gates' verdict and the primary; the appendix's: the rest, each sentence once)"
-    full = conclusion(runs, bench, paper, presets)
+    C = comparisons(runs, presets=presets) if C is None and len(runs) else C
+    full = conclusion(runs, bench, paper, presets, C)
     if not full: return "", ""
-    first, C = full.split("\n\n")[0], comparisons(runs, presets=presets)
+    first = full.split("\n\n")[0]
     said = [x for x in dict.fromkeys((first, primary_summary(runs, presets, C) if C.primary.any() else "")) if x]
     brief = " ".join(said + [CONTINUED])
     if len(brief.split()) > CONCLUSION_WORDS: said, brief = [first], first   # too long: the verdict alone, the primary in the appendix
@@ -501,11 +505,12 @@ def privacy_answer(runs:pd.DataFrame, presets:dict|None=None, C:pd.DataFrame|Non
 
 def answers(runs:pd.DataFrame, bench:pd.DataFrame|None=None, paper:dict|None=None, presets:dict|None=None,
             regimes:dict|None=None, # `regime_summaries` of the regimes set beside these runs (their own among them), or None
+            C:pd.DataFrame|None=None, # these runs' `comparisons`, when the caller has them
            ) -> str:
     "The report's and the README's three one-line answers, Memory, Accuracy and Privacy cost, as markdown lines: from the regime whose gates pass (`answering_regime`), and saying which, when `regimes` are given"
     ans = answering_regime(regimes) if regimes else None
     runs = regimes[ans]["runs"] if ans else runs
-    C = regimes[ans]["C"] if ans else comparisons(runs, presets=presets) if len(runs) else None   # once, for both answers that read the primary
+    C = regimes[ans]["C"] if ans else C if C is not None else comparisons(runs, presets=presets) if len(runs) else None   # once, for both answers that read the primary
     own = preset_of(runs, presets_or_default(presets), "primary")[0] if len(runs) else None
     acc = accuracy_answer(runs, paper, presets, C) + (regimes_sentence(regimes, ans, own) if regimes else "")
     return "\n\n".join(f"**{k}.** {v}" for k, v in (("Memory", memory_answer(bench)), ("Accuracy", acc),

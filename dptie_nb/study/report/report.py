@@ -48,10 +48,10 @@ def _comparison_row(d, S:pd.DataFrame, acc:dict, margin:float) -> dict:
             f"TOST p (±{margin:g}, raw)": p_text(d.tost_p), f"TOST p (±{margin:g}, Holm)": "primary: not corrected" if d.primary else p_text(d.tost_holm), "MDE": f"{num(d.mde, 1)}" if np.isfinite(d.mde) else "–", "McNemar within seed (raw p)": mc,
             "verdict": comparison_verdict(d, margin, short=True)}
 
-def results_table(runs:pd.DataFrame) -> pd.DataFrame:
+def results_table(runs:pd.DataFrame, C:pd.DataFrame|None=None) -> pd.DataFrame:
     "One row per comparison, the primary first: both arms' accuracy [95% CI] (n), the majority class, arm − tied, p raw and Holm-adjusted (the primary not corrected), TOST raw and Holm, MDE, McNemar, verdict; then the arms of settings without one."
     if not len(runs): return pd.DataFrame()
-    S, C = summarise(runs), comparisons(runs)
+    S, C = summarise(runs), comparisons(runs) if C is None else C
     acc = {(r.setting, r.arm): f"{num(r['mean'], 1)} [{ci_text(r.lo, r.hi)}] (n={r.n})" for _, r in S.iterrows()}
     out = [_comparison_row(d, S, acc, C.attrs["margin"]) for _, d in C.iterrows()]
     for _, a in S[~S.setting.isin(set(C.setting))].iterrows():
@@ -170,9 +170,10 @@ def _paper_verdict(r) -> str:
 def primary_table(runs:pd.DataFrame, # runs from `load_runs`
                   paper:dict|None, # from `load_paper`
                   presets:dict|None=None, # the presets whose gates apply (default: presets.toml)
+                  C:pd.DataFrame|None=None, # the runs' `comparisons`, when the caller has them
                  ) -> pd.DataFrame:
     "The primary comparison beside the paper's same task and ε: each arm's accuracy, untied − tied with its 95% interval, the test and the verdict (a failed gate's 'uninformative' wins over any test)."
-    C = comparisons(runs, presets=presets) if len(runs) else pd.DataFrame()
+    C = (comparisons(runs, presets=presets) if len(runs) else pd.DataFrame()) if C is None else C
     p = C[C.primary] if len(C) else C
     if not len(p): return pd.DataFrame()
     d, S = p.iloc[0], summarise(runs)
@@ -201,9 +202,9 @@ def primary_table(runs:pd.DataFrame, # runs from `load_runs`
     return pd.DataFrame(rows)
 
 # %% ../../../nbs/study/report/23_report.ipynb #7487301d
-def gaps_table(runs:pd.DataFrame, paper:dict|None) -> pd.DataFrame:
+def gaps_table(runs:pd.DataFrame, paper:dict|None, C:pd.DataFrame|None=None) -> pd.DataFrame:
     "Every untied − tied accuracy gap, ours and the paper's, per task and ε: the gap with its 95% interval, p before and after Holm, the verdict."
-    C = comparisons(runs) if len(runs) else pd.DataFrame()
+    C = (comparisons(runs) if len(runs) else pd.DataFrame()) if C is None else C
     T, out = paper_gap_tests(paper), []
     for _, r in T.iterrows():
         out.append(dict(task=r.task, ε=r.eps_label, _e=eps_rank(r.epsilon, r.eps_label), who="paper", model=r.model, arm="untied", n=f"{r.n} + {r.n}",
