@@ -439,6 +439,8 @@ def main(argv=None):
     every, preset, out = preset_from_args(a)   # its gates, primary and appendix apply
     appendix = None if a.runs else preset.get("appendix")  # a preset whose runs this report shows in an appendix (the pilot)
     others = [] if a.runs else preset.get("regimes", [])   # the presets whose runs are the other regimes set beside this one
+    if not (isinstance(others, list) and all(isinstance(n, str) for n in others)):
+        raise ValueError(f"preset {a.preset!r}: regimes = {others!r} must be a list of preset names, e.g. regimes = [\"study4\"]")
     for n in others: check_preset(n, every)                # a misspelt regime is refused by name, before anything renders
     runs_dir = Path(a.runs or out/"runs")
     runs, skipped = load_runs(runs_dir)
