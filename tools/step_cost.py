@@ -9,8 +9,9 @@ drew, so the two see the same number of examples and the same load from the rest
 Components of the private step, in seconds per step: the forward; backward to the layers' outputs (autograd, with the
 engine's own checks); per-example norms (the rules' factors and the Gram/ghost norms); the clipped sums; the noise; the
 optimizer update; the locality re-check at the default rate (every step is checked here and its time scaled by the rate
-`check_rate_for(micro-batches)`); the rest of the step. The ratio is the median over steps of
-(private step without its check + rate x check) / non-private step. Writes reports/bench/step_cost.json and step_cost.png.
+`check_rate_for(micro-batches)`, and, since a check draws one of the step's micro-batches at random, a small last one as
+often as a full one, scaled to the mean micro-batch's size: the check's expected cost); the rest of the step. The ratio is the median over steps of
+(private step without its check + rate x expected check) / non-private step. Writes reports/bench/step_cost.json and step_cost.png.
 
     python tools/step_cost.py [--batch-sizes 24,64,256] [--steps 4] [--micro-batch 256]
 """
@@ -43,7 +44,7 @@ def private_step(priv, clock):
            "per-example norms": d.get("rules", 0.0) + d.get("norms", 0.0), "clipped sums": d.get("clipped sums", 0.0),
            "noise": d.get("noise", 0.0), "optimizer": d.get("optimizer", 0.0), "check": d.get("check", 0.0)}
     out["rest"] = total - sum(out.values())
-    return out, total, priv.sampler.last_batch
+    return out, total, priv.sampler.last_batch, d.get("checked_n")
 
 def nonprivate_step(model, opt, loss, batch):
     "One non-private step on `batch`: {component: seconds} and its total"
@@ -76,6 +77,7 @@ def measure(tying, B, steps, micro, T=64, N=65536):
     check = o._check_locality
     def checked(*a, **k):
         clock.in_check = True
+        clock.d["checked_n"] = len(a[0])                      # the micro-batch this step's check drew
         try: return clock.wrap("check", check)(*a, **k)
         finally: clock.in_check = False
     o._check_locality = checked
@@ -90,14 +92,19 @@ def measure(tying, B, steps, micro, T=64, N=65536):
         nonprivate_step(plain, opt, loss, collate(list(range(B))))
         P, NP, ratios, sizes = [], [], [], []
         for k in range(steps):
-            comp, tot, idx = private_step(priv, clock)
+            comp, tot, idx, checked_n = private_step(priv, clock)
             micro_batches = max(1, -(-len(idx) // (micro or max(len(idx), 1))))
             rate = check_rate_for(micro_batches)
-            chk = comp.pop("check"); comp["re-check (at its rate)"] = rate * chk
-            ptot = tot - chk + rate * chk
+            chk = comp.pop("check")
+            # a check draws one of the step's micro-batches at random, a small last one as often as a full one: its expected
+            # cost is this check's scaled to the mean micro-batch (cost taken as proportional to the examples checked)
+            exp_chk = chk * (len(idx) / micro_batches) / checked_n if checked_n else chk
+            comp["re-check (at its rate)"] = rate * exp_chk
+            ptot = tot - chk + rate * exp_chk
             ncomp, ntot = nonprivate_step(plain, opt, loss, collate(idx.tolist()))
             P.append(comp); NP.append(ncomp); ratios.append(ptot / ntot); sizes.append(len(idx))
-            print(f"{tying:6s} B={B:4d} (drew {len(idx)}): private {ptot:.2f} s (check {chk:.2f} s at rate {rate:.2f}), "
+            print(f"{tying:6s} B={B:4d} (drew {len(idx)}): private {ptot:.2f} s (check {chk:.2f} s of {checked_n} examples, "
+                  f"expected {exp_chk:.2f} s, at rate {rate:.2f}), "
                   f"non-private {ntot:.2f} s, ratio {ratios[-1]:.2f}", flush=True)
     finally:
         ghost._clipped_sums = sums; o.detach()
