@@ -10,7 +10,8 @@ Components of the private step, in seconds per step: the forward; backward to th
 engine's own checks); per-example norms (the rules' factors and the Gram/ghost norms); the clipped sums; the noise; the
 optimizer update; the locality re-check at the default rate (every step is checked here and its time scaled by the rate
 `check_rate_for(micro-batches)`, and, since a check draws one of the step's micro-batches at random, a small last one as
-often as a full one, scaled to the mean micro-batch's size: the check's expected cost); the rest of the step. The ratio is the median over steps of
+often as a full one, its recompute of the whole micro-batch scaled to the mean micro-batch's size, its recomputes of
+single examples as they are: the check's expected cost); the rest of the step. The ratio is the median over steps of
 (private step without its check + rate x expected check) / non-private step. Writes reports/bench/step_cost.json and step_cost.png.
 
     python tools/step_cost.py [--batch-sizes 24,64,256] [--steps 4] [--micro-batch 256]
@@ -22,11 +23,21 @@ import torch
 PRIVATE = ("forward", "backward to outputs", "per-example norms", "clipped sums", "noise", "optimizer", "re-check (at its rate)", "rest")
 NONPRIVATE = ("forward", "backward", "optimizer", "rest")
 
+def _rows(batch) -> int:
+    "Examples in a collated batch (a dict of tensors, batch first)"
+    return next(iter(batch.values())).shape[0] if isinstance(batch, dict) else len(batch)
+
 class Clock:
     "Seconds spent in wrapped callables, by name; calls inside the re-check count as the re-check"
     def __init__(self): self.d, self.in_check = {}, False
     def wrap(self, name, f):
         def g(*a, **k):
+            if self.in_check and name == "forward":   # the check's recomputes: the whole micro-batch's, and each single example's
+                t = time.perf_counter()
+                try: return f(*a, **k)
+                finally:
+                    part = "check solos" if len(a) > 1 and _rows(a[1]) == 1 else "check full"
+                    self.d[part] = self.d.get(part, 0.0) + time.perf_counter() - t
             if self.in_check and name != "check": return f(*a, **k)
             t = time.perf_counter()
             try: return f(*a, **k)
@@ -44,7 +55,7 @@ def private_step(priv, clock):
            "per-example norms": d.get("rules", 0.0) + d.get("norms", 0.0), "clipped sums": d.get("clipped sums", 0.0),
            "noise": d.get("noise", 0.0), "optimizer": d.get("optimizer", 0.0), "check": d.get("check", 0.0)}
     out["rest"] = total - sum(out.values())
-    return out, total, priv.sampler.last_batch, d.get("checked_n")
+    return out, total, priv.sampler.last_batch, d.get("checked_n"), d.get("check solos", 0.0)
 
 def nonprivate_step(model, opt, loss, batch):
     "One non-private step on `batch`: {component: seconds} and its total"
@@ -92,13 +103,13 @@ def measure(tying, B, steps, micro, T=64, N=65536):
         nonprivate_step(plain, opt, loss, collate(list(range(B))))
         P, NP, ratios, sizes = [], [], [], []
         for k in range(steps):
-            comp, tot, idx, checked_n = private_step(priv, clock)
+            comp, tot, idx, checked_n, solos = private_step(priv, clock)
             micro_batches = max(1, -(-len(idx) // (micro or max(len(idx), 1))))
             rate = check_rate_for(micro_batches)
             chk = comp.pop("check")
             # a check draws one of the step's micro-batches at random, a small last one as often as a full one: its expected
-            # cost is this check's scaled to the mean micro-batch (cost taken as proportional to the examples checked)
-            exp_chk = chk * (len(idx) / micro_batches) / checked_n if checked_n else chk
+            # cost is its single-example recomputes plus the rest of it scaled to the mean micro-batch (proportional to its examples)
+            exp_chk = solos + (chk - solos) * (len(idx) / micro_batches) / checked_n if checked_n else chk
             comp["re-check (at its rate)"] = rate * exp_chk
             ptot = tot - chk + rate * exp_chk
             ncomp, ntot = nonprivate_step(plain, opt, loss, collate(idx.tolist()))
