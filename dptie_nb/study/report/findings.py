@@ -509,8 +509,8 @@ def answers(runs:pd.DataFrame, bench:pd.DataFrame|None=None, paper:dict|None=Non
            ) -> str:
     "The report's and the README's three one-line answers, Memory, Accuracy and Privacy cost, as markdown lines: from the regime whose gates pass (`answering_regime`), and saying which, when `regimes` are given"
     ans = answering_regime(regimes) if regimes else None
-    runs = regimes[ans]["runs"] if ans else runs
-    C = regimes[ans]["C"] if ans else C if C is not None else comparisons(runs, presets=presets) if len(runs) else None   # once, for both answers that read the primary
+    if ans: runs, C = regimes[ans]["runs"], regimes[ans]["C"]
+    elif C is None and len(runs): C = comparisons(runs, presets=presets)   # once, for both answers that read the primary
     own = preset_of(runs, presets_or_default(presets), "primary")[0] if len(runs) else None
     acc = accuracy_answer(runs, paper, presets, C) + (regimes_sentence(regimes, ans, own) if regimes else "")
     return "\n\n".join(f"**{k}.** {v}" for k, v in (("Memory", memory_answer(bench)), ("Accuracy", acc),
@@ -521,13 +521,11 @@ def regime_summary(runs:pd.DataFrame, # one regime's runs (one preset's folder)
                    presets:dict|None=None, # presets (default: presets.toml)
                   ) -> dict:
     "One regime judged on its own runs: its shape and B√T/σ, its primary (`comparisons`' row, seeds declared), the arms' and two seeds' disagreement, its gates (failed, not run) and whether it can answer"
-    C = comparisons(runs, presets=presets) if len(runs) else pd.DataFrame()
-    d, arms = primary_arms(runs, C) if len(C) else (None, None)
-    G = evaluate_gates(runs, presets) if len(runs) else pd.DataFrame(columns=["gate", "passed", "note"])
+    C, G = comparisons(runs, presets=presets), evaluate_gates(runs, presets)   # (empty frames for no runs)
+    d, arms = primary_arms(runs, C)
     unrun = unrun_gates(G)
     failed = [g for g in failed_gates(G) if g not in unrun]
-    _, p = preset_of(runs, presets_or_default(presets), "primary") if len(runs) else (None, None)
-    declared = int((p or {}).get("primary", {}).get("seeds") or 0)
+    declared = int((C.attrs.get("primary") or {}).get("seeds") or 0)   # the declaration the comparisons were read against
     seeds = 0 if d is None else int(d.n)
     return dict(runs=runs, C=C, primary=d, shape=None if d is None else regime(arms), X=math.inf if d is None else signal_multiplier(arms),
                 dis=None if d is None else disagreement(arms, d.arm), gates=len(G), failed=failed, unrun=unrun, seeds=seeds,
