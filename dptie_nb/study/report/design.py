@@ -21,8 +21,8 @@ from .stats import DIFF_COLUMNS, PANEL_KEYS, _diff_row, _paired, _variant_labels
 __all__ = ['EQUIV_MARGIN', 'PRIMARY_EXTRA', 'CONTROL_EXTRA', 'COMPARISON_COLUMNS', 'GATE_RULES', 'GATE_MODIFIERS', 'GAIN_METRICS',
            'GATE_WORDS', 'AT_CHANCE', 'GATES_COLUMNS', 'NOT_RUN', 'HEADROOM_COLUMNS', 'check_primary', 'primary_of',
            'check_control', 'control_of', 'comparisons', 'check_gates', 'select_runs', 'preset_of', 'gate_base',
-           'presets_or_default', 'evaluate_gates', 'failed_gates', 'unrun_gates', 'gates_text', 'probe_accuracy',
-           'headroom']
+           'presets_or_default', 'evaluate_gates', 'failed_gates', 'unrun_gates', 'measured_failures', 'gates_text',
+           'probe_accuracy', 'headroom']
 
 # %% ../../../nbs/study/report/21b_design.ipynb #a07c2c37
 EQUIV_MARGIN = 2.0  # points: the default margin within which TOST may call two arms equivalent
@@ -414,10 +414,14 @@ def unrun_gates(G:pd.DataFrame) -> list[str]:
     "The names of the gates that did not pass because no run matches them yet"
     return [g for g, ok, n in zip(G.gate, G.passed, G.note) if not ok and n == NOT_RUN] if len(G) else []
 
+def measured_failures(G:pd.DataFrame) -> list[str]:
+    "The names of the gates that ran and did not pass (`failed_gates` less `unrun_gates`)"
+    unrun = unrun_gates(G)
+    return [g for g in failed_gates(G) if g not in unrun]
+
 def gates_text(G:pd.DataFrame) -> str:
     "The gates that did not pass in words: 'k gate(s) failed (names)', then how many have no runs yet (names)"
-    bad, unrun = failed_gates(G), unrun_gates(G)
-    measured = [g for g in bad if g not in unrun]
+    measured, unrun = measured_failures(G), unrun_gates(G)
     pl = lambda n, w: f"{n} gate{'s' * (n > 1)} {w}"
     parts = ([f"{pl(len(measured), 'failed')} ({'; '.join(measured)})"] if measured else []) + \
             ([f"{pl(len(unrun), 'had no run yet') if not measured else f'{len(unrun)} had no run yet'} ({'; '.join(unrun)})"] if unrun else [])

@@ -13,7 +13,7 @@ from scipy import stats
 
 from .results import arms_coincide, discordant, load_runs, is_dp, eps_ranks, eps_order, eps_text, get_key, part_index, unclaimed
 from .stats import MIN_INTERVAL_N, DIFF_COLUMNS, paired_diffs, summarise, with_variants
-from .design import (PRIMARY_EXTRA, CONTROL_EXTRA, comparisons, evaluate_gates, failed_gates, gates_text, unrun_gates,
+from .design import (PRIMARY_EXTRA, CONTROL_EXTRA, comparisons, evaluate_gates, failed_gates, gates_text, measured_failures, unrun_gates,
                                          headroom, preset_of, presets_or_default, AT_CHANCE)
 from .sources import BENCH_COLUMNS, BY_HAND, accountant_table, norms_table, paper_gap_tests
 from ..assets import GLUE_TRAIN_ROWS, project_root
@@ -523,8 +523,7 @@ def regime_summary(runs:pd.DataFrame, # one regime's runs (one preset's folder)
     "One regime judged on its own runs: its shape and B√T/σ, its primary (`comparisons`' row, seeds declared), the arms' and two seeds' disagreement, its gates (failed, not run) and whether it can answer"
     C, G = comparisons(runs, presets=presets), evaluate_gates(runs, presets)   # (empty frames for no runs)
     d, arms = primary_arms(runs, C)
-    unrun = unrun_gates(G)
-    failed = [g for g in failed_gates(G) if g not in unrun]
+    unrun, failed = unrun_gates(G), measured_failures(G)
     declared = int((C.attrs.get("primary") or {}).get("seeds") or 0)   # the declaration the comparisons were read against
     seeds = 0 if d is None else int(d.n)
     return dict(runs=runs, C=C, primary=d, shape=None if d is None else regime(arms), X=math.inf if d is None else signal_multiplier(arms),
