@@ -272,6 +272,7 @@ def plot_primary(runs:pd.DataFrame, # runs from `load_runs`
                  presets:dict|None=None, # the presets whose primary and gates apply (default: presets.toml)
                  save:str|Path|None=None, # also write a PNG here
                  C:pd.DataFrame|None=None, # the runs' `comparisons`, when the caller has them
+                 regime:str|None=None, # the regime these runs are, named in the title when the report shows another's (`findings.answer_source`)
                 ) -> Figure|None:
     "The headline: the primary's per-seed paired differences with their mean and 95% interval, the paper's gaps at the same task and ε, the equivalence margin as a band, the gates' state in the title"
     C = (comparisons(runs, presets=presets) if len(runs) else pd.DataFrame()) if C is None else C
@@ -296,7 +297,7 @@ def plot_primary(runs:pd.DataFrame, # runs from `load_runs`
     a.set_ylim(-len(T) - 0.7, 0.7); a.set_xlabel(f"{d.arm} − tied, dev accuracy (points), {d.task} at {eps_text(d.eps_label)}")
     state = (f"uninformative so far: {len(bad) - len(unrun)} gate{'s' * (len(bad) - len(unrun) != 1)} failed, {len(unrun)} not run yet" if unrun else
              f"uninformative: {len(bad)} gate{'s' * (len(bad) > 1)} failed" if bad else "all gates passed")
-    a.set_title(f"The primary comparison ({state})", fontsize=10)
+    a.set_title(f"The primary comparison{f' of the `{regime}` regime' if regime else ''} ({state})", fontsize=10)
     a.legend(**LEGEND_BELOW, fontsize=8)
     return _save(fig, save)
 

@@ -29,8 +29,9 @@ __all__ = ['METRICS', 'QUESTIONS', 'PAIRED_NOISE_SINCE', 'CONCLUSION_WORDS', 'CO
            'privacy_brief', 'caveat_rows', 'caveats', 'conclusions', 'control_summary', 'noise_paired', 'pairing',
            'gap_differences', 'sign_test', 'no_gates_sentence', 'mechanism_summary', 'conclusion', 'conclusion_split',
            'conclusion_brief', 'conclusion_rest', 'signal_multiplier', 'regime', 'disagreement', 'coincide',
-           'primary_arms', 'reach', 'accuracy_answer', 'label_word_slices', 'privacy_answer', 'answers',
-           'regime_summary', 'regime_summaries', 'answering_regime', 'regimes_sentence', 'regimes_table', 'goal_check']
+           'primary_arms', 'reach', 'accuracy_answer', 'label_word_slices', 'privacy_answer', 'answer_source',
+           'answers', 'regime_summary', 'regime_summaries', 'answering_regime', 'regimes_sentence', 'regimes_table',
+           'goal_check']
 
 # %% ../../../nbs/study/report/22d_findings.ipynb #b5ebf167
 METRICS = {"acc": ("Dev accuracy", "points", 1, True), "dev_loss": ("Dev loss (lower is better)", "nats", 3, False)}  # name, unit, digits, higher is better
@@ -503,14 +504,22 @@ def privacy_answer(runs:pd.DataFrame, presets:dict|None=None, C:pd.DataFrame|Non
     return say("ans.privacy", prv=sorted({round(float(x), 2) for x in r.eps_prv.dropna()}), rdp=sorted({round(float(x), 2) for x in r.eps_rdp.dropna()}),
                sigma=sorted({round(float(s), 3) for s in r.sigma.dropna()}))
 
+def answer_source(runs:pd.DataFrame, # the report's own runs
+                  C:pd.DataFrame|None=None, # their `comparisons`, when the caller has them
+                  regimes:dict|None=None, # `regime_summaries` (the report's own regime among them), or None
+                  presets:dict|None=None, # presets (default: presets.toml), for `C` when it is not given
+                 ) -> tuple:
+    "What the three answers and the headline figure read: the answering regime's runs, comparisons and name (`answering_regime`, below), else the report's own runs and comparisons with name None"
+    ans = answering_regime(regimes) if regimes else None
+    if ans: return regimes[ans]["runs"], regimes[ans]["C"], ans
+    return runs, (comparisons(runs, presets=presets) if C is None and len(runs) else C), None
+
 def answers(runs:pd.DataFrame, bench:pd.DataFrame|None=None, paper:dict|None=None, presets:dict|None=None,
             regimes:dict|None=None, # `regime_summaries` of the regimes set beside these runs (their own among them), or None
             C:pd.DataFrame|None=None, # these runs' `comparisons`, when the caller has them
            ) -> str:
     "The report's and the README's three one-line answers, Memory, Accuracy and Privacy cost, as markdown lines: from the regime whose gates pass (`answering_regime`), and saying which, when `regimes` are given"
-    ans = answering_regime(regimes) if regimes else None
-    if ans: runs, C = regimes[ans]["runs"], regimes[ans]["C"]
-    elif C is None and len(runs): C = comparisons(runs, presets=presets)   # once, for both answers that read the primary
+    runs, C, ans = answer_source(runs, C, regimes, presets)   # C made once, for both answers that read the primary
     own = preset_of(runs, presets_or_default(presets), "primary")[0] if len(runs) else None
     acc = accuracy_answer(runs, paper, presets, C) + (regimes_sentence(regimes, ans, own) if regimes else "")
     return "\n\n".join(f"**{k}.** {v}" for k, v in (("Memory", memory_answer(bench)), ("Accuracy", acc),
