@@ -202,7 +202,7 @@ def step0_baseline(cfg:RunConfig) -> dict:
     keep = {k: getattr(cfg, k) for k in BASELINE_KEYS}
     c = RunConfig(**keep, num_threads=cfg.num_threads, device=cfg.device)   # non-private: no DP machinery is built for an evaluation
     r = _prepare(c, None, None)
-    ev = evaluate(r.model, r.dev, restrict=c.restrict_loss, device=c.device, precision=c.precision, prior=r.prior)
+    ev = evaluate(r.learner.model, r.dev, restrict=c.restrict_loss, device=c.device, precision=c.precision, prior=r.prior)
     return dict(acc=ev["acc"], acc_prior=ev.get("acc_prior"), acc_median=ev.get("acc_median"), auroc=ev.get("auroc"), prior=r.prior, n=ev["n"])
 
 def record_baselines(runs_dir:str|Path, # a folder of runs (<run-id>/metrics.json)

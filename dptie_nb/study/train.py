@@ -5,7 +5,7 @@
 # %% ../../nbs/study/17_train.ipynb #ded43249
 from __future__ import annotations
 import json, math, os, sys, time, traceback
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 
 import numpy as np
@@ -29,8 +29,8 @@ from .warm import _warm_view, warm_start
 from .mechanism import head_drift, head_shift, initial_embedding, last_hidden_norms, norm_split
 
 # %% auto #0
-__all__ = ['CHECKPOINT_FORMAT', 'make_model', 'clip_only_eps', 'make_optimizer', 'save_checkpoint', 'load_checkpoint',
-           'run_noise_key', 'RunPrivacy', 'lr_at', 'noise_walk', 'train']
+__all__ = ['CHECKPOINT_FORMAT', 'make_model', 'clip_only_eps', 'make_optimizer', 'save_checkpoint', 'load_checkpoint', 'Batches',
+           'run_noise_key', 'RunPrivacy', 'Learner', 'Segment', 'lr_at', 'noise_walk', 'train']
 
 # %% ../../nbs/study/17_train.ipynb #f6e329c1
 def make_model(cfg:RunConfig, measure=None) -> torch.nn.Module:
@@ -65,7 +65,7 @@ def make_optimizer(cfg:RunConfig, params):
 CHECKPOINT_FORMAT = 2  # 2: a dptie run's privacy state is its PrivateTraining's state_dict (ledger, sampler position, noise key)
 
 def save_checkpoint(path:Path, step:int, model, private:dict, m:dict, step_times:list, train_time_s:float=0.0):
-    "Write a resumable checkpoint atomically (temporary file, then rename); `private`: `_private_state` of the run"
+    "Write a resumable checkpoint atomically (temporary file, then rename); `private`: the run's `Learner.state_dict()`"
     state = dict(format=CHECKPOINT_FORMAT, step=step, model=model.state_dict(), private=private, torch_rng=torch.get_rng_state(),
                  config=json.dumps(m["config"], sort_keys=True), history=json.dumps(m["history"], default=jsonable),
                  evals=json.dumps(m["evals"], default=jsonable), step_times=list(map(float, step_times)),
@@ -86,13 +86,18 @@ def load_checkpoint(path:Path, cfg) -> dict:
     return state
 
 # %% ../../nbs/study/17_train.ipynb #e20b6285
-def _plan(cfg, n_train):
-    "Sampler (a private run's comes from its plan, in `RunPrivacy.build`), steps, q, expected batch size and the private plan (`private_plan`, as make_private's) of a run"
+@dataclass(frozen=True)
+class Batches:
+    "What a run draws: its sampler (a private run's is its plan's Poisson sampler, set once the engine is built), its planned steps, the sampling rate q and the expected batch size q·N (None: not private)"
+    sampler: object; steps: int; q: float|None = None; ebs: float|None = None
+
+def _plan(cfg, n_train) -> tuple[Batches, PrivatePlan|None]:
+    "A run's `Batches` and its private plan (`private_plan`, as make_private's; None: not private)"
     if cfg.private:
         p = private_plan(n_train, cfg.batch_size, cfg.epochs, cfg.epsilon, cfg.delta, cfg.accountant, cfg.sigma)
-        return None, p.steps, p.q, p.q * n_train, p
+        return Batches(None, p.steps, p.q, p.q * n_train), p
     s = ShuffledSampler(n_train, cfg.batch_size, cfg.seed)
-    return s, max(1, int(round(cfg.epochs * s.steps_per_epoch))), None, None, None
+    return Batches(s, max(1, int(round(cfg.epochs * s.steps_per_epoch)))), None
 
 def run_noise_key(cfg, key:int|None=None) -> int|None:
     "A seeded run's given noise key: `key` (a rerun's, from its record) or the seed's alone (noise='common'); None for noise='fresh', whose DP optimizer mixes a nonce into its seeded generator's draw"
@@ -111,23 +116,6 @@ def _steps_begun(path, cfg) -> int:
     if r.get("config") != json.dumps(asdict(cfg), sort_keys=True):
         raise ValueError(f"{path} was written by another configuration; move it away or write this run elsewhere")
     return int(r["steps_begun"])
-
-@dataclass
-class _Run:
-    "A run's working state, shared by the parts of `train`"
-    cfg: RunConfig; out: Path|None; rank: int; ws: int; tr: object; dev: object
-    model: object = None; opt: object = None; engine: object = None; sampler: object = None
-    steps: int = 0; q: float|None = None; ebs: float|None = None; delta: float|None = None
-    privacy: RunPrivacy|None = None   # a private run's plan, key, engine and the steps counted (None: not private)
-    m: dict|None = None; start: int = 0
-    step_times: list = field(default_factory=list); ck: Path|None = None; rel: Path|None = None
-    e0: object = None; dev_correct: dict|None = None  # an untied run's E₀; the final evaluation's right answers
-    dev_word: dict|None = None  # which evaluated inputs hold a label word (the label-word slice)
-    prior: float|None = None  # the training population's label-1 share: acc_prior's threshold
-    adam_eps: float|None = None  # the preconditioned clip-only control's eps (σC/B)
-    t0: float = 0.0; time_before: float = 0.0  # this segment's start; the seconds earlier segments trained (from the checkpoint)
-    ck_s: float = 0; ck_t: float = 0  # a checkpoint also after ck_s seconds of work (0: by steps only), the last one's time
-    mem: object = None  # `MemoryPeaks`: the peak RSS of setup, the first step, the other steps and the evaluations
 
 # %% ../../nbs/study/17_train.ipynb #a7e01b01
 def _load(cfg:RunConfig, data) -> tuple:
@@ -206,94 +194,117 @@ def _clipped_by(engine) -> str|None:
 
 
 # %% ../../nbs/study/17_train.ipynb #7049db03
+@dataclass(frozen=True)
+class Learner:
+    "What trains and what it spends: the model, its optimizer, the engine that makes each step, a private run's `RunPrivacy` (None: not private), an untied model's step-0 embedding `e0`, and the clip-only control's Adam eps (σC/B)"
+    model: torch.nn.Module; opt: torch.optim.Optimizer; engine: object
+    privacy: RunPrivacy|None = None; e0: torch.Tensor|None = None; adam_eps: float|None = None
+
+    def state_dict(self) -> dict:
+        "What a checkpoint keeps of the optimizer and the privacy: a dptie run's `PrivateTraining` state (its inner optimizer's included), else the optimizer's state and an Opacus run's `RunPrivacy` state"
+        p = self.privacy
+        if p is not None and p.priv is not None: return p.state_dict()
+        return dict(optimizer=self.opt.state_dict(), **({} if p is None else p.state_dict()))
+
+    def load_state_dict(self, st:dict) -> list|None:
+        "Go on from `state_dict()`; the noise keys a keyed dptie run has used (the one it began with, then each resume's), else None"
+        p = self.privacy
+        if p is None or p.priv is None: self.opt.load_state_dict(st["optimizer"])
+        if p is None: return None
+        p.load_state_dict(st)
+        return p.priv.optimizer.noise_keys if p.priv is not None and p.key is not None else None
+
+@dataclass(frozen=True)
+class _Run:
+    "What `_prepare` built for a run, fixed from then on: its config and folder, this process's rank of `ws`, the training and evaluated splits, the training population's label-1 share (acc_prior's threshold), δ, its `Batches` and its `Learner`"
+    cfg: RunConfig; out: Path|None; rank: int; ws: int; tr: object; dev: object; prior: float; delta: float
+    batches: Batches; learner: Learner
+
 def _prepare(cfg:RunConfig, out, data, noise_key:int|None=None) -> _Run:
-    "Processes, data, model, optimizer, sampler, σ and engine of a run (`_load`, `_privacy`)"
+    "Processes, data, model, optimizer, sampler, σ and engine of a run (`_load`, `_plan`, `RunPrivacy.build`)"
     rank, ws = init_from_env(cfg.device)
     if ws != cfg.world_size:
         raise ValueError(f"world_size={cfg.world_size} but {ws} process(es) were launched: run `torchrun --nproc_per_node "
                          f"{cfg.world_size} --no-python dptie train ... --world-size {cfg.world_size}` (from Python: "
                          "dptie_nb.study.launch.launch_train), or set world_size to the number of processes")
     torch.manual_seed(cfg.seed); np.random.seed(cfg.seed)
-    data = _load(cfg, data)
-    r = _Run(cfg, Path(out) if out else None, rank, ws, *data)
-    r.prior = float(np.mean(np.asarray(r.tr.labels) == 1))  # the sampling population's labels, never the evaluated split's
-    r.delta = check_delta_for(cfg.delta, len(r.tr)) if cfg.delta is not None else paper_delta(len(r.tr))
-    r.model = make_model(cfg, measure=lambda m: _warm_view(evaluate(m, r.dev, restrict=cfg.restrict_loss, device=cfg.device,
-                                                                    precision=cfg.precision, prior=r.prior))).to(cfg.device).train()
-    if cfg.label_init == "random": reinit_rows(r.model, r.tr.label_token_ids, seed=cfg.seed + 20_000)
-    r.e0 = initial_embedding(r.model)  # before any checkpoint is loaded: the embedding at step 0
+    tr, dev = _load(cfg, data)
+    prior = float(np.mean(np.asarray(tr.labels) == 1))  # the sampling population's labels, never the evaluated split's
+    delta = check_delta_for(cfg.delta, len(tr)) if cfg.delta is not None else paper_delta(len(tr))
+    model = make_model(cfg, measure=lambda m: _warm_view(evaluate(m, dev, restrict=cfg.restrict_loss, device=cfg.device,
+                                                                  precision=cfg.precision, prior=prior))).to(cfg.device).train()
+    if cfg.label_init == "random": reinit_rows(model, tr.label_token_ids, seed=cfg.seed + 20_000)
+    e0 = initial_embedding(model)  # before any checkpoint is loaded: the embedding at step 0
     torch.manual_seed(cfg.seed)  # again: building an untied model draws (Hugging Face initialises its new head), a tied one not; both arms' dropout from here
     if rank: torch.manual_seed(cfg.seed + 10_007 * rank)  # same weights on every rank, its own dropout stream
-    r.opt = make_optimizer(cfg, [p for p in r.model.parameters() if p.requires_grad])
-    r.sampler, r.steps, r.q, r.ebs, plan = _plan(cfg, len(r.tr))
-    r.adam_eps = clip_only_eps(cfg, len(r.tr))
-    if r.adam_eps is not None:   # DP-Adam's noise floor under √v, without the noise
-        for g in r.opt.param_groups: g["eps"] = r.adam_eps
+    opt = make_optimizer(cfg, [p for p in model.parameters() if p.requires_grad])
+    batches, plan = _plan(cfg, len(tr))
+    adam_eps = clip_only_eps(cfg, len(tr))
+    if adam_eps is not None:   # DP-Adam's noise floor under √v, without the noise
+        for g in opt.param_groups: g["eps"] = adam_eps
     if cfg.private:
-        r.privacy = RunPrivacy.build(cfg, plan, r.model, r.opt, noise_key)
-        r.engine, r.sampler = r.privacy.engine, r.privacy.engine.sampler   # the plan's Poisson batches
-    else: r.engine = make_engine("none", r.model, r.opt)
-    r.ck = r.out/"checkpoint.pt" if r.out and cfg.checkpoint_every else None
-    r.rel = r.out/"released.json" if r.out and cfg.private and cfg.secure_noise else None
-    return r
+        privacy = RunPrivacy.build(cfg, plan, model, opt, noise_key)
+        engine, batches = privacy.engine, replace(batches, sampler=privacy.engine.sampler)   # the plan's Poisson batches
+    else: privacy, engine = None, make_engine("none", model, opt)
+    return _Run(cfg, Path(out) if out else None, rank, ws, tr, dev, prior, delta, batches, Learner(model, opt, engine, privacy, e0, adam_eps))
 
 # %% ../../nbs/study/17_train.ipynb #c23c5ac7
 def _metrics(r:_Run) -> dict:
     "The run's metrics.json before its first step"
-    cfg, p = r.cfg, r.privacy
+    cfg, L, b = r.cfg, r.learner, r.batches
+    p = L.privacy
     m = dict(schema=1, run_id=cfg.run_id(), status="running", error=None, config=asdict(cfg),
-             model_info=dict(r.model.dptie_info, params=param_counts(r.model),
-                             **({} if r.e0 is None else dict(head_drift_init=head_drift(r.model, r.e0)))),
+             model_info=dict(L.model.dptie_info, params=param_counts(L.model),
+                             **({} if L.e0 is None else dict(head_drift_init=head_drift(L.model, L.e0)))),
              environment=environment(cfg.device), provenance=provenance(cfg),
 
              data=dict(train=_public_meta(dict(r.tr.meta, prior=r.prior), cfg), dev=r.dev.meta),
-             privacy=dict(private=cfg.private, delta=r.delta, sample_rate=r.q, planned_steps=r.steps, noise_multiplier=None if p is None else p.sigma,
-                          expected_batch_size=r.ebs, accountant_for_calibration=cfg.accountant,
+             privacy=dict(private=cfg.private, delta=r.delta, sample_rate=b.q, planned_steps=b.steps, noise_multiplier=None if p is None else p.sigma,
+                          expected_batch_size=b.ebs, accountant_for_calibration=cfg.accountant,
                           noise="secure" if cfg.secure_noise else f"seeded ({cfg.noise})" if cfg.private else None,
                           **({"noise_key": p.key} if p is not None and p.key is not None else {}),
                           sampling=("secure" if cfg.secure_noise else "seeded") if cfg.private else None,
-                          diagnostics=cfg.diagnostics, **({"adam_eps": r.adam_eps} if r.adam_eps is not None else {}),
-                          clipped_by=_clipped_by(r.engine),
+                          diagnostics=cfg.diagnostics, **({"adam_eps": L.adam_eps} if L.adam_eps is not None else {}),
+                          clipped_by=_clipped_by(L.engine),
                           **privacy_scope(cfg)),
              history=[], evals=[])
-    if not r.model.dptie_info["pretrained"]: m["warning"] = f"{cfg.model} was randomly initialised (regime={cfg.regime!r})"
+    if not L.model.dptie_info["pretrained"]: m["warning"] = f"{cfg.model} was randomly initialised (regime={cfg.regime!r})"
     if cfg.private:  # the untied head's predicted extra noise, from the step-0 model on the evaluated (public or held-out) split
-        walk, h = noise_walk(cfg, r.steps, p.sigma, r.ebs), float(np.median(last_hidden_norms(r.model, r.dev, device=cfg.device)))
+        walk, h = noise_walk(cfg, b.steps, p.sigma, b.ebs), float(np.median(last_hidden_norms(L.model, r.dev, device=cfg.device)))
         m["privacy"].update(predicted_noise_walk=walk, median_h_norm=h, predicted_logit_noise_nats=walk * h)
     return m
 
 # %% ../../nbs/study/17_train.ipynb #3b04036c
-def _private_state(r:_Run) -> dict:
-    "What a checkpoint keeps of a run's optimizer and privacy: a dptie run's `PrivateTraining` state (its inner optimizer's included), else the optimizer's state and an Opacus run's `RunPrivacy` state"
-    p = r.privacy
-    if p is not None and p.priv is not None: return p.state_dict()
-    return dict(optimizer=r.opt.state_dict(), **({} if p is None else p.state_dict()))
+@dataclass
+class Segment:
+    "This process's stretch of a run: its memory peaks, its start time, its checkpoint file (None: none) and secure release file, the step it began at, every segment's step times and the seconds earlier segments trained (from the checkpoint), and when the next checkpoint is due"
+    mem: MemoryPeaks; t0: float; ck: Path|None = None; rel: Path|None = None
+    start: int = 0; step_times: list = field(default_factory=list); time_before: float = 0.0
+    ck_s: float = 0; ck_t: float = 0  # a checkpoint also after ck_s seconds of work (0: by steps only); the last one's time
 
-def _restore_private(r:_Run, st:dict):
-    "Restore `_private_state` into a freshly prepared run; a dptie run records the noise key it began with and each resume's"
-    p = r.privacy
-    if p is None or p.priv is None: r.opt.load_state_dict(st["optimizer"])
-    if p is None: return
-    p.load_state_dict(st)
-    if p.priv is not None and p.key is not None:
-        keys = p.priv.optimizer.noise_keys
-        r.m["privacy"].update(noise_key=keys[0][1], noise_keys=keys)
+    def train_time(self) -> float:
+        "Seconds of training so far: earlier segments' and this one's"
+        return self.time_before + time.time() - self.t0
 
-def _resume(r:_Run):
+    def checkpoint_due(self, step:int, every:int) -> bool:
+        "Whether step `step` (from 0) ends with a checkpoint: every `every` steps, or once `ck_s` seconds of work have passed since the last"
+        return bool(every and (step + 1) % every == 0) or bool(self.ck_s and time.time() - self.ck_t >= self.ck_s)
 
-    "Continue from the run's checkpoint, if any; count the steps a secure run began after it"
-    if r.ck is not None and r.ck.exists():
-        st = load_checkpoint(r.ck, r.cfg)
-        r.model.load_state_dict(st["model"]); _restore_private(r, st["private"]); torch.set_rng_state(st["torch_rng"])
-        r.m.update(history=json.loads(st["history"]), evals=json.loads(st["evals"]), resumed_from_step=st["step"])
-        r.step_times, r.start, r.time_before = list(st["step_times"]), st["step"], float(st.get("train_time_s", 0.0))
+def _resume(r:_Run, seg:Segment, m:dict):
+    "Continue from the run's checkpoint, if any, into `seg` and the metrics `m`; count the steps a secure run began after it"
+    L = r.learner
+    if seg.ck is not None and seg.ck.exists():
+        st = load_checkpoint(seg.ck, r.cfg)
+        L.model.load_state_dict(st["model"]); keys = L.load_state_dict(st["private"]); torch.set_rng_state(st["torch_rng"])
+        if keys: m["privacy"].update(noise_key=keys[0][1], noise_keys=keys)   # the key it began with, and each resume's
+        m.update(history=json.loads(st["history"]), evals=json.loads(st["evals"]), resumed_from_step=st["step"])
+        seg.step_times, seg.start, seg.time_before = list(st["step_times"]), st["step"], float(st.get("train_time_s", 0.0))
         if (v := json.loads(st.get("verified") or "null")):  # checked before the interruption (a dptie run's state says so itself,
-            r.m["privacy"]["first_step_verified"] = v        # and its resumed run cuts its micro-batches as the straight run did)
-
-        if r.rank == 0: print(f"{r.cfg.run_id()}: resuming from step {r.start} of {r.steps} ({r.ck})", file=sys.stderr)
-    if r.rel is None: return
-    lost = _steps_begun(r.rel, r.cfg) - r.privacy.steps  # secure: steps begun after the last checkpoint, their updates lost:
-    if lost > 0: r.privacy.count(lost, lost=True)      # their noise and batches may have been released; counted, never replayed
+            m["privacy"]["first_step_verified"] = v          # and its resumed run cuts its micro-batches as the straight run did)
+        if r.rank == 0: print(f"{r.cfg.run_id()}: resuming from step {seg.start} of {r.batches.steps} ({seg.ck})", file=sys.stderr)
+    if seg.rel is None: return
+    lost = _steps_begun(seg.rel, r.cfg) - L.privacy.steps  # secure: steps begun after the last checkpoint, their updates lost:
+    if lost > 0: L.privacy.count(lost, lost=True)        # their noise and batches may have been released; counted, never replayed
 
 # %% ../../nbs/study/17_train.ipynb #a7e01b02
 def lr_at(cfg:RunConfig, step:int, steps:int) -> float:
@@ -302,51 +313,50 @@ def lr_at(cfg:RunConfig, step:int, steps:int) -> float:
     if step < w: return cfg.lr * (step + 1) / w
     return cfg.lr * (1 - (step - w) / (steps - w)) if cfg.lr_schedule == "linear" else cfg.lr
 
-def _step(r:_Run, step:int) -> dict:
-
+def _step(r:_Run, seg:Segment, m:dict, step:int) -> dict:
     "One logical batch of the run: drawn, trained on, counted; its row"
-    ts = time.time()
-    if r.rel is not None and r.rank == 0:  # on disk before the step can release anything
-        atomic_write_json(r.rel, dict(config=json.dumps(asdict(r.cfg), sort_keys=True), steps_begun=r.privacy.steps + 1))
-    for g in r.opt.param_groups: g["lr"] = lr_at(r.cfg, step, r.steps)  # from the step alone: a resumed run continues the same decay
-    idx = r.sampler.batch(step)
-
-    row = _one_step(r.model, r.engine, r.cfg, r.tr, idx)
-    if (s := getattr(getattr(r.engine, "opt", None), "last_sum_norm", None)) is not None: row["mean_clipped_norm"] = s / r.ebs   # ‖Σ clipped‖/qN
-    if r.privacy is not None: r.privacy.count()   # Opacus' step (a dptie run's DP optimizer counted it in step())
-    if r.engine.verified and "first_step_verified" not in r.m["privacy"]:
-        v = r.engine.verified  # a secure run publishes no size or step of a private batch
-        r.m["privacy"]["first_step_verified"] = dict(checked=True, rtol=v["rtol"]) if r.cfg.secure_noise else dict(step=step + 1, **v)
-    r.step_times.append(time.time() - ts)
+    ts, L, b = time.time(), r.learner, r.batches
+    if seg.rel is not None and r.rank == 0:  # on disk before the step can release anything
+        atomic_write_json(seg.rel, dict(config=json.dumps(asdict(r.cfg), sort_keys=True), steps_begun=L.privacy.steps + 1))
+    for g in L.opt.param_groups: g["lr"] = lr_at(r.cfg, step, b.steps)  # from the step alone: a resumed run continues the same decay
+    row = _one_step(L.model, L.engine, r.cfg, r.tr, b.sampler.batch(step))
+    if (s := getattr(getattr(L.engine, "opt", None), "last_sum_norm", None)) is not None: row["mean_clipped_norm"] = s / b.ebs   # ‖Σ clipped‖/qN
+    if L.privacy is not None: L.privacy.count()   # Opacus' step (a dptie run's DP optimizer counted it in step())
+    if L.engine.verified and "first_step_verified" not in m["privacy"]:
+        v = L.engine.verified  # a secure run publishes no size or step of a private batch
+        m["privacy"]["first_step_verified"] = dict(checked=True, rtol=v["rtol"]) if r.cfg.secure_noise else dict(step=step + 1, **v)
+    seg.step_times.append(time.time() - ts)
     return row
 
 # %% ../../nbs/study/17_train.ipynb #a262e464
-def _log(r:_Run, step:int, row:dict, with_prv:bool) -> dict:
-    "A history row: the step's statistics (none of them with diagnostics off), ε spent so far"
-    row.update(step=step + 1, epoch=(step + 1) / r.steps * r.cfg.epochs, step_time_s=r.step_times[-1],
-               peak_memory_mb=peak_memory_mb(r.cfg.device, r.mem))
-    if r.cfg.diagnostics == "off": row = {k: v for k, v in row.items() if k not in DIAGNOSTICS}
-    if r.e0 is not None: row["head_drift"] = head_drift(r.model, r.e0)  # from the weights: covered by ε
-    if r.cfg.private:  # PRV costs up to a second a call: at evaluations and at the end; RDP on every row
-        row.update(eps_rdp=r.privacy.spent("rdp"))
-        if with_prv: row.update(eps_prv=r.privacy.spent("prv"))
-    r.m["history"].append(row)
+def _log(r:_Run, seg:Segment, m:dict, step:int, row:dict, with_prv:bool) -> dict:
+    "A history row, appended to the metrics `m`: the step's statistics (none of them with diagnostics off), ε spent so far"
+    cfg, L = r.cfg, r.learner
+    row.update(step=step + 1, epoch=(step + 1) / r.batches.steps * cfg.epochs, step_time_s=seg.step_times[-1],
+               peak_memory_mb=peak_memory_mb(cfg.device, seg.mem))
+    if cfg.diagnostics == "off": row = {k: v for k, v in row.items() if k not in DIAGNOSTICS}
+    if L.e0 is not None: row["head_drift"] = head_drift(L.model, L.e0)  # from the weights: covered by ε
+    if cfg.private:  # PRV costs up to a second a call: at evaluations and at the end; RDP on every row
+        row.update(eps_rdp=L.privacy.spent("rdp"))
+        if with_prv: row.update(eps_prv=L.privacy.spent("prv"))
+    m["history"].append(row)
     return row
 
-def _evaluate(r:_Run, step:int, final:bool=False):
-    "Evaluate on the dev split into `evals`; the final evaluation also keeps which dev examples it got right"
-    with r.mem("evaluation"):
-        ev = evaluate(r.model, r.dev, restrict=r.cfg.restrict_loss, device=r.cfg.device, per_example=final, precision=r.cfg.precision,
-                      prior=r.prior)
+def _evaluate(r:_Run, seg:Segment, m:dict, step:int, final:bool=False) -> dict|None:
+    "Evaluate on the dev split into the metrics' `evals`; the final evaluation also returns which dev examples it got right and which hold a label word"
+    with seg.mem("evaluation"):
+        ev = evaluate(r.learner.model, r.dev, restrict=r.cfg.restrict_loss, device=r.cfg.device, per_example=final,
+                      precision=r.cfg.precision, prior=r.prior)
     trim_heap()
-    if final: r.dev_correct, r.dev_word = ev.pop("correct"), ev.pop("label_word")
-    r.m["evals"].append(dict(step=step, **ev))
+    per_example = dict(dev_correct=ev.pop("correct"), dev_label_word=ev.pop("label_word")) if final else None
+    m["evals"].append(dict(step=step, **ev))
+    return per_example
 
-def _warm_after(r:_Run):
+def _warm_after(m:dict):
     "A warm-started run's record completed by its step-0 evaluation: after, and the change in AUROC (> 0.01: it taught sentiment)"
-    w = r.m["model_info"].get("warm_start")
-    if w is None or not r.m["evals"] or r.m["evals"][0].get("step") != 0: return
-    w["after"] = _warm_view(r.m["evals"][0])
+    w = m["model_info"].get("warm_start")
+    if w is None or not m["evals"] or m["evals"][0].get("step") != 0: return
+    w["after"] = _warm_view(m["evals"][0])
     a, b = w["after"]["auroc"], (w.get("before") or {}).get("auroc")
     w["auroc_change"] = None if a is None or b is None else a - b
 
@@ -356,34 +366,34 @@ def _baseline(evals:list) -> dict:
     e0 = evals[0] if evals and evals[0].get("step") == 0 else {}
     return dict(baseline_acc_prior=e0.get("acc_prior"), baseline_acc_median=e0.get("acc_median"), baseline_auroc=e0.get("auroc"))
 
-def _run_peak(r:_Run) -> float:
-    "The run's peak memory: this process's, or an earlier segment's as its history logged it (a resumed run's process saw only its own)"
-    return max([peak_memory_mb(r.cfg.device, r.mem)] + [h["peak_memory_mb"] for h in r.m["history"] if h.get("peak_memory_mb") is not None])
+def _run_peak(device:str, mem, history:list) -> float:
+    "The run's peak memory: this process's (`MemoryPeaks` `mem`), or an earlier segment's as its `history` logged it (a resumed run's process saw only its own)"
+    return max([peak_memory_mb(device, mem)] + [h["peak_memory_mb"] for h in history if h.get("peak_memory_mb") is not None])
 
-def _finish(r:_Run, t0:float):
-    "The run's privacy totals and final numbers"
-    cfg, p = r.cfg, r.m["privacy"]
+def _finish(r:_Run, seg:Segment, m:dict, per_example:dict):
+    "The run's privacy totals and final numbers into the metrics `m`; `per_example`: the final evaluation's (`_evaluate`)"
+    cfg, p, L, steps = r.cfg, m["privacy"], r.learner, r.batches.steps
     if cfg.private and "first_step_verified" not in p:
         p["first_step_verified"] = None  # not checked: the opacus engine, or every Poisson batch was empty
-    priv = r.privacy
-    if r.rel is not None: p["lost_steps"] = priv.steps - r.steps  # counted beyond the steps taken
+    priv = L.privacy
+    if seg.rel is not None: p["lost_steps"] = priv.steps - steps  # counted beyond the steps taken
     if priv is not None and priv.priv is not None: p["locality_checks"] = priv.priv.optimizer.locality_checks   # the first step's and the later ones
-    p.update(steps=r.steps if priv is None else priv.steps, ledger=None if priv is None or priv.ledger is None else priv.ledger.to_dict(),
+    p.update(steps=steps if priv is None else priv.steps, ledger=None if priv is None or priv.ledger is None else priv.ledger.to_dict(),
              epsilon_rdp=None if priv is None else priv.spent("rdp"), epsilon_prv=None if priv is None else priv.spent("prv"))
-    ev = r.m["evals"][-1]; _warm_after(r)   # (again: a resumed run's step-0 evaluation came from its checkpoint)
-    r.m["final"] = dict(dev_acc=ev["acc"], dev_loss=ev["loss"], **{f"dev_{k}": ev.get(k) for k in EVAL_FIELDS},
-                        dev_correct=r.dev_correct, dev_label_word=r.dev_word, steps=r.steps, **_baseline(r.m["evals"]),
-                        train_time_s=r.time_before + time.time() - t0, mean_step_time_s=float(np.mean(r.step_times)),   # every segment's
-                        median_step_time_s=float(np.median(r.step_times)), peak_memory_mb=_run_peak(r),
-                        memory_mb=dict(r.mem.phases),   # the peak RSS of each phase (CPU; empty without /proc)
-                        params_sha256=params_sha256(r.model))
-    if r.e0 is not None: r.m["final"]["head_shift"] = head_shift(r.model, r.e0, r.dev, device=cfg.device,   # from the weights, on the evaluated split
-                                                                  h0=r.e0 if cfg.head_init == "copy" else None)  # a copied head starts at E₀
-    if r.ws > 1: check_same(r.m["final"]["params_sha256"], "final parameters")
+    ev = m["evals"][-1]; _warm_after(m)   # (again: a resumed run's step-0 evaluation came from its checkpoint)
+    m["final"] = dict(dev_acc=ev["acc"], dev_loss=ev["loss"], **{f"dev_{k}": ev.get(k) for k in EVAL_FIELDS},
+                      **(per_example or dict(dev_correct=None, dev_label_word=None)), steps=steps, **_baseline(m["evals"]),
+                      train_time_s=seg.train_time(), mean_step_time_s=float(np.mean(seg.step_times)),   # every segment's
+                      median_step_time_s=float(np.median(seg.step_times)), peak_memory_mb=_run_peak(cfg.device, seg.mem, m["history"]),
+                      memory_mb=dict(seg.mem.phases),   # the peak RSS of each phase (CPU; empty without /proc)
+                      params_sha256=params_sha256(L.model))
+    if L.e0 is not None: m["final"]["head_shift"] = head_shift(L.model, L.e0, r.dev, device=cfg.device,   # from the weights, on the evaluated split
+                                                                h0=L.e0 if cfg.head_init == "copy" else None)  # a copied head starts at E₀
+    if r.ws > 1: check_same(m["final"]["params_sha256"], "final parameters")
     if cfg.save_model and r.out is not None and r.rank == 0:  # the weights are what ε covers: the artefact to release
-        r.model.save_pretrained(r.out/"model"); r.m["final"]["model_dir"] = "model"
+        L.model.save_pretrained(r.out/"model"); m["final"]["model_dir"] = "model"
         load_tokenizer().save_pretrained(r.out/"model")  # the tokenizer it was trained with: AutoTokenizer loads the folder
-    r.m["status"] = "ok"
+    m["status"] = "ok"
 
 # %% ../../nbs/study/17_train.ipynb #d789aafc
 def noise_walk(cfg:RunConfig, # the run
@@ -413,53 +423,52 @@ def train(cfg:RunConfig, # the run
     caches = bound_kernel_caches()   # bf16: oneDNN's kernels for a few shapes, not 1,024 (Poisson batches bring new ones)
     mem = MemoryPeaks()
     with mem("setup"): r = _prepare(cfg, out, data, noise_key)   # data, model, warm start
-    trim_heap(); r.mem = mem
-    if r.out and checkpoint_minutes: r.ck, r.ck_s = r.out/"checkpoint.pt", 60 * checkpoint_minutes   # a long run loses minutes, not hours
-    r.m, r.t0 = _metrics(r), t0
-    r.m["environment"].update(heap_mmap_threshold=HEAP_MMAP_BYTES if heap else None, kernel_caches=caches)
-    write = (lambda: atomic_write_json(r.out/"metrics.json", r.m)) if r.out and r.rank == 0 else (lambda: None)
-    _resume(r)
-    bar = _progress(r.steps, progress and r.rank == 0, cfg.run_id())
-    bar.update(r.start)
+    trim_heap()
+    o = r.out
+    seg = Segment(mem, t0, ck=o/"checkpoint.pt" if o and (cfg.checkpoint_every or checkpoint_minutes) else None,
+                  rel=o/"released.json" if o and cfg.private and cfg.secure_noise else None,
+                  ck_s=60 * checkpoint_minutes if o else 0)   # by time too: a long run loses minutes, not hours
+    m = _metrics(r)
+    m["environment"].update(heap_mmap_threshold=HEAP_MMAP_BYTES if heap else None, kernel_caches=caches)
+    write = (lambda: atomic_write_json(o/"metrics.json", m)) if o and r.rank == 0 else (lambda: None)
+    _resume(r, seg, m)
+    bar = _progress(r.batches.steps, progress and r.rank == 0, cfg.run_id())
+    bar.update(seg.start)
     try:
-        _loop(r, write, bar)
-        _finish(r, t0)
+        per_example = _loop(r, seg, m, write, bar)
+        _finish(r, seg, m, per_example)
     except BaseException as e:
         bar.close()
-        r.m.update(status="failed", error=f"{type(e).__name__}: {e}", traceback=traceback.format_exc())
+        m.update(status="failed", error=f"{type(e).__name__}: {e}", traceback=traceback.format_exc())
         write(); raise
     write()
-    for f in (r.ck, r.rel):
+    for f in (seg.ck, seg.rel):
         if f is not None and r.rank == 0: f.unlink(missing_ok=True)
-    return r.m
+    return m
 
 # %% ../../nbs/study/17_train.ipynb #2e5d8111
-def _loop(r:_Run, write, bar):
-    "The run's steps from `r.start`: each logged, evaluated, written and checkpointed as its config says"
-    cfg, eps = r.cfg, None
-    log_k, eval_k = _every(cfg.log_every, r.steps, 40), _every(cfg.eval_every, r.steps, 5)
-    if r.ws > 1: check_same(params_sha256(r.model), "initial parameters")
-    if r.start == 0: _evaluate(r, 0); _warm_after(r)
-    write(); r.ck_t = time.time()
-    for step in range(r.start, r.steps):
-        with r.mem("first step" if step == 0 else "steps"): row = _step(r, step)   # the first: its check against autograd
-        last, at_eval = step + 1 == r.steps, (step + 1) % eval_k == 0
+def _loop(r:_Run, seg:Segment, m:dict, write, bar) -> dict:
+    "The run's steps from `seg.start`: each logged, evaluated, written and checkpointed as its config says; the final evaluation's per-example record"
+    cfg, L, steps, eps, per_example = r.cfg, r.learner, r.batches.steps, None, None
+    log_k, eval_k = _every(cfg.log_every, steps, 40), _every(cfg.eval_every, steps, 5)
+    if r.ws > 1: check_same(params_sha256(L.model), "initial parameters")
+    if seg.start == 0: _evaluate(r, seg, m, 0); _warm_after(m)
+    write(); seg.ck_t = time.time()
+    for step in range(seg.start, steps):
+        with seg.mem("first step" if step == 0 else "steps"): row = _step(r, seg, m, step)   # the first: its check against autograd
+        last, at_eval = step + 1 == steps, (step + 1) % eval_k == 0
         if (step + 1) % log_k == 0 or last:
-            row = _log(r, step, row, at_eval or last)
+            row = _log(r, seg, m, step, row, at_eval or last)
             eps = row.get(f"eps_{cfg.accountant}", eps)  # the calibrating accountant's ε (PRV: at evaluations, the last one)
             bar.set_postfix(loss=f"{row.get('loss') or float('nan'):.3f}", **({f"eps_{cfg.accountant}": f"{eps:.2f}"} if cfg.private and eps is not None else {}))
-        if at_eval or last: _evaluate(r, step + 1, last)
+        if at_eval or last: per_example = _evaluate(r, seg, m, step + 1, last)
         if at_eval or last or (step + 1) % log_k == 0: write()   # each logged step too: a sweep's progress line reads it
-        if r.ck is not None and r.rank == 0 and not last and _checkpoint_due(r, step):
-            save_checkpoint(r.ck, step + 1, r.model, _private_state(r), r.m, r.step_times, r.time_before + time.time() - r.t0)
-            r.ck_t = time.time()
+        if seg.ck is not None and r.rank == 0 and not last and seg.checkpoint_due(step, cfg.checkpoint_every):
+            save_checkpoint(seg.ck, step + 1, L.model, L.state_dict(), m, seg.step_times, seg.train_time())
+            seg.ck_t = time.time()
         bar.update(1)
     bar.close()
-
-def _checkpoint_due(r:_Run, step:int) -> bool:
-    "Whether step `step` (from 0) ends with a checkpoint: every `checkpoint_every` steps, or once `r.ck_s` seconds of work have passed since the last"
-    k = r.cfg.checkpoint_every
-    return bool(k and (step + 1) % k == 0) or bool(r.ck_s and time.time() - r.ck_t >= r.ck_s)
+    return per_example
 
 def _progress(total, show, desc):
     "A plain-text progress bar of `total` steps, shown only when `show`"
