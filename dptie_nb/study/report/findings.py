@@ -528,9 +528,11 @@ def answers(runs:pd.DataFrame, bench:pd.DataFrame|None=None, paper:dict|None=Non
 # %% ../../../nbs/study/report/22d_findings.ipynb #04411fb1
 def regime_summary(runs:pd.DataFrame, # one regime's runs (one preset's folder)
                    presets:dict|None=None, # presets (default: presets.toml)
+                   C:pd.DataFrame|None=None, # the runs' `comparisons`, when the caller has them
                   ) -> dict:
     "One regime judged on its own runs: its shape and B√T/σ, its primary (`comparisons`' row, seeds declared), the arms' and two seeds' disagreement, its gates (failed, not run) and whether it can answer"
-    C, G = comparisons(runs, presets=presets), evaluate_gates(runs, presets)   # (empty frames for no runs)
+    C = comparisons(runs, presets=presets) if C is None else C   # (empty frames for no runs)
+    G = evaluate_gates(runs, presets)
     d, arms = primary_arms(runs, C)
     unrun, failed = unrun_gates(G), measured_failures(G)
     declared = int((C.attrs.get("primary") or {}).get("seeds") or 0)   # the declaration the comparisons were read against
@@ -541,9 +543,11 @@ def regime_summary(runs:pd.DataFrame, # one regime's runs (one preset's folder)
 
 def regime_summaries(regimes:dict|None, # {name: folder of its runs}
                      presets:dict|None=None, # presets (default: presets.toml)
+                     own:tuple|None=None, # (folder, runs, comparisons) of the report's own runs, read already: that regime's not read again
                     ) -> dict:
-    "`regime_summary` of each regime, its runs read from its folder (`load_runs`); {} for None"
-    return {n: regime_summary(load_runs(d)[0], presets) for n, d in (regimes or {}).items()}
+    "`regime_summary` of each regime, its runs read from its folder (`load_runs`), the report's own from `own`; {} for None"
+    mine = lambda d: own is not None and Path(d).resolve() == Path(own[0]).resolve()
+    return {n: regime_summary(own[1], presets, own[2]) if mine(d) else regime_summary(load_runs(d)[0], presets) for n, d in (regimes or {}).items()}
 
 def answering_regime(summaries:dict, # {name: `regime_summary`}
                     ) -> str|None:
