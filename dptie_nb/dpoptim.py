@@ -13,7 +13,7 @@ import torch, torch.nn as nn
 from torch import Tensor
 from fastcore.basics import patch
 from .ghost import GhostClipper
-from .locality import check_locality, _locality_rtol
+from .locality import active_dropout, check_locality, _locality_rtol
 from .factors import sum_dtype
 from .distributed import all_gather_objects, all_reduce_, is_distributed, shard, world
 from .accountant import PrivacyLedger
@@ -21,8 +21,8 @@ from .sampling import PoissonSampler
 from .noise import choose_key, noise_key_for, stream_seed, _mix_key   # noise_key_for: also here, where it was first
 
 # %% auto #0
-__all__ = ['VERIFY_EXAMPLES', 'CHECK_RATE', 'CHECK_SHARE', 'CHECK_COST', 'STRICT', 'LATER_SINGLES', 'STATE_KEY', 'NOISE_CHUNK',
-           'Mechanism', 'check_rate_for', 'DPOptimizer']
+__all__ = ['VERIFY_EXAMPLES', 'CHECK_RATE', 'CHECK_SHARE', 'CHECK_COST', 'STRICT', 'CHECK_COST_ALONE', 'LATER_SINGLES',
+           'STATE_KEY', 'NOISE_CHUNK', 'Mechanism', 'check_rate_for', 'DPOptimizer']
 
 # %% ../nbs/lib/06_dpoptim.ipynb #eec52cf7
 @dataclass(frozen=True)
@@ -43,10 +43,11 @@ CHECK_RATE = "auto"   # after the first, the share of steps one of whose micro-b
 CHECK_SHARE = 0.1     # "auto": the share of the step's time the later checks may take, on average
 CHECK_COST = 0.35     # a check's time over one micro-batch's forward and backward (measured: 0.30-0.31, dptie-mini-reviews, B = 64, T = 64)
 STRICT = 1.0          # check_rate=STRICT: a random micro-batch of every step is checked
+CHECK_COST_ALONE = 0.06   # the same when the micro-batch's own forward stands for its recompute (no dropout active, no autocast): its singles only (measured: 0.057, the same shape)
 LATER_SINGLES = 4     # examples of such a later micro-batch, chosen at random, recomputed alone
-def check_rate_for(micro_batches:int) -> float:
-    "The 'auto' check rate for steps of `micro_batches` micro-batches: the highest whose expected cost is CHECK_SHARE of the step, at most 1"
-    return min(1.0, CHECK_SHARE * max(int(micro_batches), 1) / CHECK_COST)
+def check_rate_for(micro_batches:int, cost:float=CHECK_COST) -> float:
+    "The 'auto' check rate for steps of `micro_batches` micro-batches whose check costs `cost` of one's forward and backward: the highest whose expected cost is CHECK_SHARE of the step, at most 1"
+    return min(1.0, CHECK_SHARE * max(int(micro_batches), 1) / cost)
 
 STATE_KEY = "dptie"   # the key of the privacy state in `DPOptimizer.state_dict()`, beside torch's 'state' and 'param_groups'
 
@@ -125,6 +126,7 @@ class DPOptimizer(torch.optim.Optimizer):
         self._keyed_by = 'secure' if secure else 'key' if noise_key is not None else 'generator' if generator is not None else 'os'
         self._sums, self._digests, self._examples, self._ids, self._warned_ids = {}, set(), 0, set(), False
         self._check_rate, self._check_gen, self._due, self.locality_checks = check_rate, np.random.default_rng(secrets.randbits(128)), False, 0
+        self._own_forward = False   # whether the last locality check could read the micro-batch's own forward (`check_locality(forward=)`)
         self._mb, self._check_at, self._sigmas, self._keys = 0, None, [sigma], [[0, self._noise_key]]   # the step's micro-batches; σs set; (from step, key)
         self._draws_seen, self._check_first, self.first_step_check = (0 if sampler is None else sampler.draws), bool(check_first_step), None
         try: self._check_same_params(ValueError); self._check_no_grads(ValueError)
@@ -280,10 +282,11 @@ def _declare(self:DPOptimizer, indices, losses) -> set:
 @patch
 def _check_locality(self:DPOptimizer, losses:Tensor, recompute, first:bool):
     "Fail unless each checked example's loss, computed alone, is its loss in the whole micro-batch (`check_locality`); count the check"
-    B = len(losses)
-    rtol = _locality_rtol(self.clipper._amp or self.clipper.last_autocast or losses.dtype)   # under autocast, a smaller batch may round the bf16 activations differently
+    B, amp = len(losses), self.clipper._amp or self.clipper.last_autocast
+    rtol = _locality_rtol(amp or losses.dtype)   # under autocast, a smaller batch may round the bf16 activations differently
+    self._own_forward = not amp and not active_dropout(self.clipper.model)   # then its losses stand for the micro-batch's recompute
     solo = np.arange(min(B, VERIFY_EXAMPLES)) if first else np.sort(self._check_gen.choice(B, min(B, LATER_SINGLES), replace=False))
-    check_locality(self.clipper.model, recompute, B, solo, rtol, first)
+    check_locality(self.clipper.model, recompute, B, solo, rtol, first, forward=losses if self._own_forward else None)
     self.locality_checks += 1; self._due = False
     if first: self.first_step_check = dict(examples=int(self.clipper.last_verified), rtol=self.clipper.verify_tolerance)
 
@@ -424,7 +427,8 @@ def step(self:DPOptimizer, closure=None):
     self.steps += 1
     self.last_batch_examples = self._examples
     if self._sampler is not None: self._draws_seen = self._sampler.draws
-    rate = check_rate_for(self._mb) if self._check_rate == "auto" else self._check_rate   # (self._mb: this step's micro-batches)
+    rate = (check_rate_for(self._mb, CHECK_COST_ALONE if self._own_forward else CHECK_COST)   # (self._mb: this step's micro-batches;
+            if self._check_rate == "auto" else self._check_rate)                             #  the cost as the last check found the forward)
     self._due = self._check_first and self.first_step_check is not None and self._check_gen.random() < rate
     try:
         with torch.profiler.record_function("dptie::optimizer"): self.optimizer.step()

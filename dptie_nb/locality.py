@@ -9,7 +9,7 @@ import numpy as np
 import torch, torch.nn as nn
 
 # %% auto #0
-__all__ = ['LOSS_SCALE_FLOOR', 'check_locality']
+__all__ = ['LOSS_SCALE_FLOOR', 'active_dropout', 'check_locality']
 
 # %% ../nbs/lib/08d_locality.ipynb #3cadd998
 def _locality_rtol(dt:torch.dtype) -> float:
@@ -32,6 +32,11 @@ def _deterministic_train_mode(model:nn.Module):
         finally:
             for m, p in zip(drops, ps): m.p = p
 
+# %% ../nbs/lib/08d_locality.ipynb #44cf0767
+def active_dropout(model:nn.Module) -> bool:
+    "Whether a dropout module of `model` draws in its forward (p > 0, in training mode): then its forward's losses cannot stand for a recompute"
+    return any(isinstance(m, nn.modules.dropout._DropoutNd) and m.p > 0 and m.training for m in model.modules())
+
 # %% ../nbs/lib/08d_locality.ipynb #989ca880
 def check_locality(model:nn.Module, # the model, run in its own training mode with every dropout at p = 0
                    recompute,       # `recompute(pos)` -> the losses of positions `pos` of the micro-batch, in a forward of their own
@@ -39,15 +44,24 @@ def check_locality(model:nn.Module, # the model, run in its own training mode wi
                    solo,            # the positions recomputed alone
                    rtol:float,      # the tolerance (`_locality_rtol` of the losses' dtype)
                    first:bool,      # the run's first check: also that the training-mode forward is deterministic
+                   forward:torch.Tensor|None=None, # [B] the micro-batch's losses from its own forward, when it drew nothing random and ran without autocast: they stand for its recompute
                   ):
     "Fail unless each example of `solo`, its loss computed alone, has the loss it has in the whole micro-batch"
     def run(pos):                    # losses only: no graph kept (the checked micro-batch's own graph is alive beside it)
         with torch.no_grad(): out = torch.as_tensor(recompute(pos)).detach().double().flatten().cpu()
         if out.shape != (len(pos),): raise ValueError(f"recompute(pos) must return one loss per position: got {tuple(out.shape)} for {len(pos)} positions")
         return out
+    own = None if forward is None else forward.detach().double().flatten().cpu()
+    if own is not None and own.shape != (B,): raise ValueError(f"forward must hold the micro-batch's {B} losses, got {tuple(own.shape)}")
     with _deterministic_train_mode(model):
-        full = run(np.arange(B))
-        if first and run(np.arange(B)).sub(full).abs().max() > rtol * full.abs().max():
+        full = own if own is not None and not first else run(np.arange(B))
+        if first and (own if own is not None else run(np.arange(B))).sub(full).abs().max() > rtol * full.abs().max():
+            if own is not None:
+                raise RuntimeError("recompute(pos) does not give the micro-batch's losses as its forward computed them (with no "
+                                   "dropout active and no autocast they must agree): it computes another loss than the one "
+                                   "backpropagated, or the forward draws random numbers some other way than an nn.Dropout (a "
+                                   "functional dropout?). The check must see the losses that are clipped: pass a recompute that "
+                                   "runs the same loss on the same examples")
             raise RuntimeError("the model's training-mode forward gives different losses for the same examples with every "
                            "nn.Dropout at p = 0: it draws random numbers some other way (a functional dropout?), so "
                            "the locality check cannot compare. Make its randomness a Dropout module, or train in eval mode")

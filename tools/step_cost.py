@@ -14,7 +14,11 @@ often as a full one, its recompute of the whole micro-batch scaled to the mean m
 single examples as they are: the check's expected cost); the rest of the step. The ratio is the median over steps of
 (private step without its check + rate x expected check) / non-private step. Writes reports/bench/step_cost.json and step_cost.png.
 
-    python tools/step_cost.py [--batch-sizes 24,64,256] [--steps 4] [--micro-batch 256]
+`--dropout P` sets every dropout module's p (the model's own is 0.1): at 0 nothing in the forward is random, so the
+micro-batch's own losses stand for the check's recompute of the whole micro-batch (chapter 08d_locality) and the default
+rate is the one `check_rate_for` gives at `CHECK_COST_ALONE`.
+
+    python tools/step_cost.py [--batch-sizes 24,64,256] [--steps 4] [--micro-batch 256] [--dropout 0.0 --out reports/bench/step_cost_nodropout.json]
 """
 import argparse, json, platform, statistics, sys, time, warnings
 from pathlib import Path
@@ -63,15 +67,18 @@ def nonprivate_step(model, opt, loss, batch):
     opt.step(); t3 = time.perf_counter(); opt.zero_grad(set_to_none=True); t4 = time.perf_counter()
     return {"forward": t1 - t0, "backward": t2 - t1, "optimizer": t3 - t2, "rest": t4 - t3}, t4 - t0
 
-def measure(tying, B, steps, micro, T=64, N=65536):
+def measure(tying, B, steps, micro, T=64, N=65536, dropout=None):
     "Alternated private and non-private steps of one (tying, B): medians per component and the paired ratio"
     from dptie_nb.study.model import build_model
     from dptie_nb.private import make_private
-    from dptie_nb.dpoptim import check_rate_for
+    from dptie_nb.dpoptim import CHECK_COST, CHECK_COST_ALONE, check_rate_for
     from dptie_nb.study.bench.bench_grid import per_example_loss, random_batch
     import dptie_nb.ghost as ghost
     import copy
     model = build_model("dptie-mini-reviews", tying=tying).train()
+    if dropout is not None:
+        for mod in model.modules():
+            if isinstance(mod, torch.nn.modules.dropout._DropoutNd): mod.p = dropout
     plain = copy.deepcopy(model)          # the non-private step's own copy: no clipper hooks on it
     params = [p for p in model.parameters() if p.requires_grad]
     bank = random_batch(model.config.vocab_size, 1024, T, torch.Generator().manual_seed(0))
@@ -105,7 +112,7 @@ def measure(tying, B, steps, micro, T=64, N=65536):
         for k in range(steps):
             comp, tot, idx, checked_n, solos = private_step(priv, clock)
             micro_batches = max(1, -(-len(idx) // (micro or max(len(idx), 1))))
-            rate = check_rate_for(micro_batches)
+            rate = check_rate_for(micro_batches, CHECK_COST_ALONE if o._own_forward else CHECK_COST)   # "auto", as the check found the forward
             chk = comp.pop("check")
             # a check draws one of the step's micro-batches at random, a small last one as often as a full one: its expected
             # cost is its single-example recomputes plus the rest of it scaled to the mean micro-batch (proportional to its examples)
@@ -125,7 +132,7 @@ def measure(tying, B, steps, micro, T=64, N=65536):
                 private_total_s=statistics.median(sum(r.values()) for r in P),
                 nonprivate_total_s=statistics.median(sum(r.values()) for r in NP))
 
-def figure(rows, path):
+def figure(rows, path, note:str=""):
     "Stacked bars per B: each tying's private and non-private step by component"
     import matplotlib; matplotlib.use("Agg"); import matplotlib.pyplot as plt
     Bs = sorted({r["B"] for r in rows})
@@ -144,7 +151,7 @@ def figure(rows, path):
     handles, labels = axes[0][0].get_legend_handles_labels()
     seen = dict(zip(labels, handles))
     fig.legend(seen.values(), seen.keys(), loc="lower center", ncol=5, fontsize=8)
-    fig.suptitle("dptie-mini-reviews, T = 64: the README's private step (make_private, Adam) against a non-private Adam step", fontsize=10)
+    fig.suptitle(f"dptie-mini-reviews{note}, T = 64: the README's private step (make_private, Adam) against a non-private Adam step", fontsize=10)
     fig.tight_layout(rect=(0, 0.1, 1, 0.95)); fig.savefig(path, dpi=110); plt.close(fig)
 
 def main(argv=None):
@@ -152,15 +159,16 @@ def main(argv=None):
     ap.add_argument("--batch-sizes", default="24,64,256"); ap.add_argument("--steps", type=int, default=4)
     ap.add_argument("--micro-batch", type=int, default=256, help="make_private's micro_batch_size (B above it: several)")
     ap.add_argument("--tyings", default="tied,untied"); ap.add_argument("--out", default="reports/bench/step_cost.json")
+    ap.add_argument("--dropout", type=float, default=None, help="every dropout module's p (default: the model's own, 0.1)")
     a = ap.parse_args(argv)
     torch.set_num_threads(1)
-    rows = [measure(t, int(B), a.steps, a.micro_batch) for B in a.batch_sizes.split(",") for t in a.tyings.split(",")]
-    rec = dict(what=__doc__.splitlines()[0], model="dptie-mini-reviews", threads=1, optimizer="torch.optim.Adam (defaults)",
+    rows = [measure(t, int(B), a.steps, a.micro_batch, dropout=a.dropout) for B in a.batch_sizes.split(",") for t in a.tyings.split(",")]
+    rec = dict(what=__doc__.splitlines()[0], model="dptie-mini-reviews", dropout="the model's own (0.1)" if a.dropout is None else a.dropout, threads=1, optimizer="torch.optim.Adam (defaults)",
                machine=dict(platform=platform.platform(), python=sys.version.split()[0], torch=torch.__version__), rows=rows,
                note="measured on a 2-core machine beside other work; each ratio pairs a private and a non-private step "
                     "taken one after the other on the same batch")
     out = Path(a.out); out.parent.mkdir(parents=True, exist_ok=True); out.write_text(json.dumps(rec, indent=1) + "\n")
-    figure(rows, out.with_suffix(".png"))
+    figure(rows, out.with_suffix(".png"), "" if a.dropout is None else f" with dropout {a.dropout:g}")
     for r in rows:
         parts = ", ".join(f"{k} {v:.3f}" for k, v in r["private_s"].items())
         print(f"{r['tying']:6s} B={r['B']:4d}: ratio {r['ratio']:.2f} (private {r['private_total_s']:.2f} s, non-private "
