@@ -43,7 +43,7 @@ CHECK_RATE = "auto"   # after the first, the share of steps one of whose micro-b
 CHECK_SHARE = 0.1     # "auto": the share of the step's time the later checks may take, on average
 CHECK_COST = 0.35     # a check's time over one micro-batch's forward and backward (measured: 0.30-0.31, dptie-mini-reviews, B = 64, T = 64)
 STRICT = 1.0          # check_rate=STRICT: a random micro-batch of every step is checked
-CHECK_COST_ALONE = 0.06   # the same when the micro-batch's own forward stands for its recompute (no dropout active, no autocast): its singles only (measured: 0.057, the same shape)
+CHECK_COST_ALONE = 0.06   # the same when the micro-batch's own forward stands for its recompute (no dropout active, no autocast): its singles only (measured: 0.041-0.046 of the step, the same shape)
 LATER_SINGLES = 4     # examples of such a later micro-batch, chosen at random, recomputed alone
 def check_rate_for(micro_batches:int, cost:float=CHECK_COST) -> float:
     "The 'auto' check rate for steps of `micro_batches` micro-batches whose check costs `cost` of one's forward and backward: the highest whose expected cost is CHECK_SHARE of the step, at most 1"

@@ -7,7 +7,10 @@ the step (its share of the step without it, median over steps; both from the sam
 machine slows both alike). The default rate is the highest whose
 expected cost stays at or under 10% of the unchecked step at the study's shape. Writes reports/bench/check_cost.json.
 
-    python tools/check_cost.py [--steps 6] [--out reports/bench/check_cost.json]
+`--dropout 0` sets every dropout module's p to 0: nothing in the forward is random, so the micro-batch's own losses stand
+for the check's recompute of the whole micro-batch (chapter 08d_locality) and a check recomputes its single examples only.
+
+    python tools/check_cost.py [--steps 6] [--out reports/bench/check_cost.json] [--dropout 0 --shapes 64:64 --out reports/bench/check_cost_nodropout.json]
 """
 import argparse, json, platform, statistics, sys, time, warnings
 from pathlib import Path
@@ -17,6 +20,7 @@ def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--steps", type=int, default=6); ap.add_argument("--out", default="reports/bench/check_cost.json")
     ap.add_argument("--shapes", default="64:64,512:128", help="B:micro-batch pairs")
+    ap.add_argument("--dropout", type=float, default=None, help="every dropout module's p (default: the model's own, 0.1)")
     a = ap.parse_args(argv)
     torch.set_num_threads(1)
     from dptie_nb.study.model import build_model
@@ -25,6 +29,8 @@ def main(argv=None):
     rows = []
     for tying in ("tied", "untied"):
         model = build_model("dptie-mini-reviews", tying=tying).train()
+        for mod in model.modules():
+            if a.dropout is not None and isinstance(mod, torch.nn.modules.dropout._DropoutNd): mod.p = a.dropout
         V = model.config.vocab_size
         for shape in a.shapes.split(","):
             B, mb = map(int, shape.split(":"))
@@ -54,9 +60,9 @@ def main(argv=None):
                 print(f"{tying} B={B}: step {steps[-1]:.2f} s without its check, check {checks[-1]:.3f} s", flush=True)
             base, cost = statistics.median(steps), statistics.median(checks)
             share = statistics.median([c / s for c, s in zip(checks, steps)])
-            rows.append(dict(tying=tying, B=B, micro_batch=mb, T=64, step_s=base, check_s=cost, check_share=share,
+            rows.append(dict(tying=tying, B=B, micro_batch=mb, T=64, own_forward=priv.optimizer._own_forward, step_s=base, check_s=cost, check_share=share,
                              highest_rate_at_10pct=min(1.0, 0.10 / max(share, 1e-9)), steps_s=steps, checks_s=checks))
-    rec = dict(what=__doc__.splitlines()[0], model="dptie-mini-reviews", steps=a.steps, threads=1,
+    rec = dict(what=__doc__.splitlines()[0], model="dptie-mini-reviews", dropout="the model's own (0.1)" if a.dropout is None else a.dropout, steps=a.steps, threads=1,
                machine=dict(platform=platform.platform(), python=sys.version.split()[0], torch=torch.__version__), rows=rows,
                note="measured beside other work on a 2-core machine: ratios within one run, alternated, are what to quote")
     Path(a.out).parent.mkdir(parents=True, exist_ok=True); Path(a.out).write_text(json.dumps(rec, indent=1) + "\n")
