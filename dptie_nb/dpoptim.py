@@ -126,7 +126,6 @@ class DPOptimizer(torch.optim.Optimizer):
         self._keyed_by = 'secure' if secure else 'key' if noise_key is not None else 'generator' if generator is not None else 'os'
         self._sums, self._digests, self._examples, self._ids, self._warned_ids = {}, set(), 0, set(), False
         self._check_rate, self._check_gen, self._due, self.locality_checks = check_rate, np.random.default_rng(secrets.randbits(128)), False, 0
-        self._own_forward = False   # whether the last locality check could read the micro-batch's own forward (`check_locality(forward=)`)
         self._mb, self._check_at, self._sigmas, self._keys = 0, None, [sigma], [[0, self._noise_key]]   # the step's micro-batches; σs set; (from step, key)
         self._draws_seen, self._check_first, self.first_step_check = (0 if sampler is None else sampler.draws), bool(check_first_step), None
         try: self._check_same_params(ValueError); self._check_no_grads(ValueError)
@@ -280,13 +279,17 @@ def _declare(self:DPOptimizer, indices, losses) -> set:
 
 # %% ../nbs/lib/06_dpoptim.ipynb #ffd5fb85
 @patch
+def _own_forward(self:DPOptimizer) -> bool:
+    "Whether the last forward drew nothing random and ran without autocast, so that its losses stand for the micro-batch's recompute (`check_locality(forward=)`)"
+    return not (self.clipper._amp or self.clipper.last_autocast) and not active_dropout(self.clipper.model)
+
+@patch
 def _check_locality(self:DPOptimizer, losses:Tensor, recompute, first:bool):
     "Fail unless each checked example's loss, computed alone, is its loss in the whole micro-batch (`check_locality`); count the check"
     B, amp = len(losses), self.clipper._amp or self.clipper.last_autocast
     rtol = _locality_rtol(amp or losses.dtype)   # under autocast, a smaller batch may round the bf16 activations differently
-    self._own_forward = not amp and not active_dropout(self.clipper.model)   # then its losses stand for the micro-batch's recompute
     solo = np.arange(min(B, VERIFY_EXAMPLES)) if first else np.sort(self._check_gen.choice(B, min(B, LATER_SINGLES), replace=False))
-    check_locality(self.clipper.model, recompute, B, solo, rtol, first, forward=losses if self._own_forward else None)
+    check_locality(self.clipper.model, recompute, B, solo, rtol, first, forward=losses if self._own_forward() else None)
     self.locality_checks += 1; self._due = False
     if first: self.first_step_check = dict(examples=int(self.clipper.last_verified), rtol=self.clipper.verify_tolerance)
 
@@ -427,8 +430,8 @@ def step(self:DPOptimizer, closure=None):
     self.steps += 1
     self.last_batch_examples = self._examples
     if self._sampler is not None: self._draws_seen = self._sampler.draws
-    rate = (check_rate_for(self._mb, CHECK_COST_ALONE if self._own_forward else CHECK_COST)   # (self._mb: this step's micro-batches;
-            if self._check_rate == "auto" else self._check_rate)                             #  the cost as the last check found the forward)
+    rate = (check_rate_for(self._mb, CHECK_COST_ALONE if self._own_forward() else CHECK_COST)   # (self._mb: this step's micro-batches;
+            if self._check_rate == "auto" else self._check_rate)                               #  the cost as the last forward makes it)
     self._due = self._check_first and self.first_step_check is not None and self._check_gen.random() < rate
     try:
         with torch.profiler.record_function("dptie::optimizer"): self.optimizer.step()

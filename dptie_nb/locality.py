@@ -54,8 +54,9 @@ def check_locality(model:nn.Module, # the model, run in its own training mode wi
     own = None if forward is None else forward.detach().double().flatten().cpu()
     if own is not None and own.shape != (B,): raise ValueError(f"forward must hold the micro-batch's {B} losses, got {tuple(own.shape)}")
     with _deterministic_train_mode(model):
-        full = own if own is not None and not first else run(np.arange(B))
-        if first and (own if own is not None else run(np.arange(B))).sub(full).abs().max() > rtol * full.abs().max():
+        full = run(np.arange(B)) if first or own is None else own
+        ref = (own if own is not None else run(np.arange(B))) if first else None   # the first check: the forward, or a second recompute
+        if ref is not None and ref.sub(full).abs().max() > rtol * full.abs().max():
             if own is not None:
                 raise RuntimeError("recompute(pos) does not give the micro-batch's losses as its forward computed them (with no "
                                    "dropout active and no autocast they must agree): it computes another loss than the one "

@@ -60,7 +60,7 @@ def main(argv=None):
                 print(f"{tying} B={B}: step {steps[-1]:.2f} s without its check, check {checks[-1]:.3f} s", flush=True)
             base, cost = statistics.median(steps), statistics.median(checks)
             share = statistics.median([c / s for c, s in zip(checks, steps)])
-            rows.append(dict(tying=tying, B=B, micro_batch=mb, T=64, own_forward=priv.optimizer._own_forward, step_s=base, check_s=cost, check_share=share,
+            rows.append(dict(tying=tying, B=B, micro_batch=mb, T=64, own_forward=priv.optimizer._own_forward(), step_s=base, check_s=cost, check_share=share,
                              highest_rate_at_10pct=min(1.0, 0.10 / max(share, 1e-9)), steps_s=steps, checks_s=checks))
     rec = dict(what=__doc__.splitlines()[0], model="dptie-mini-reviews", dropout="the model's own (0.1)" if a.dropout is None else a.dropout, steps=a.steps, threads=1,
                machine=dict(platform=platform.platform(), python=sys.version.split()[0], torch=torch.__version__), rows=rows,

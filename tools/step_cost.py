@@ -112,7 +112,7 @@ def measure(tying, B, steps, micro, T=64, N=65536, dropout=None):
         for k in range(steps):
             comp, tot, idx, checked_n, solos = private_step(priv, clock)
             micro_batches = max(1, -(-len(idx) // (micro or max(len(idx), 1))))
-            rate = check_rate_for(micro_batches, CHECK_COST_ALONE if o._own_forward else CHECK_COST)   # "auto", as the check found the forward
+            rate = check_rate_for(micro_batches, CHECK_COST_ALONE if o._own_forward() else CHECK_COST)   # "auto", as the forward makes it
             chk = comp.pop("check")
             # a check draws one of the step's micro-batches at random, a small last one as often as a full one: its expected
             # cost is its single-example recomputes plus the rest of it scaled to the mean micro-batch (proportional to its examples)
